@@ -1,0 +1,35 @@
+// `cpm run [CONFIG.toml]`: the main job, on the embedded default when no file is given.
+#include <iostream>
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "default_config.hpp"
+#include "experiments/particle_run.hpp"
+#include "io/run_config.hpp"
+
+namespace cpm::app {
+
+void add_run_command(CLI::App& app) {
+  struct Options {
+    std::string config;
+    RunOptions run;
+    bool print_default = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* run = app.add_subcommand("run", "evolve a particle system (embedded default if no CONFIG)");
+  run->add_option("config", options->config, "TOML configuration file");
+  run->add_flag("--overwrite", options->run.overwrite, "replace results in an existing output folder");
+  run->add_flag("--print-default", options->print_default, "print the embedded default configuration");
+  run->callback([options] {
+    if (options->print_default) {
+      std::cout << kDefaultRunConfig;
+      return;
+    }
+    const RunConfig config = options->config.empty()
+                                 ? parse_run_config(kDefaultRunConfig, "embedded default")
+                                 : load_run_config(options->config);
+    run_particles(config, options->run);
+  });
+}
+
+}  // namespace cpm::app

@@ -1,0 +1,55 @@
+#pragma once
+// The configuration of `cpm run`, parsed once from TOML into plain structs. Solvers never see
+// TOML; they receive these values.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/domain.hpp"
+#include "core/initial_law.hpp"
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+struct PotentialConfig {
+  std::string kind = "quadratic";  // zero | quadratic
+  double strength = 1.0;           // a in V = a|x|²/2
+};
+
+struct InteractionConfig {
+  InteractionKernel kernel = InteractionKernel::riesz(0.5);
+  double lambda = 1.0;
+  std::string method = "direct";  // reference | direct | mesh
+};
+
+struct DynamicsConfig {
+  double beta = std::numeric_limits<double>::infinity();
+  std::string integrator = "langevin";  // langevin | gradient_flow (β = ∞ only)
+  double step = 1e-3;                   // Langevin η; initial step of the gradient flow
+  double t_end = 1.0;
+  int outputs = 10;  // number of output times after t = 0, equally spaced
+  double absolute_tolerance = 1e-8;
+  double relative_tolerance = 1e-6;
+};
+
+struct OutputConfig {
+  std::string directory = "out";
+};
+
+struct RunConfig {
+  std::string source;  // file name, or "embedded default"
+  Eigen::Index n = 100;
+  std::uint64_t seed = 1;
+  Domain domain = Domain::whole_space(1);
+  PotentialConfig potential;
+  InteractionConfig interaction;
+  InitialLaw initial;
+  DynamicsConfig dynamics;
+  OutputConfig output;
+};
+
+RunConfig parse_run_config(const std::string& toml_text, const std::string& source);
+RunConfig load_run_config(const std::string& path);
+
+}  // namespace cpm

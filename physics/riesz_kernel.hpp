@@ -1,0 +1,108 @@
+#pragma once
+// Pair interactions W(z) as small evaluator types (the HOOMD-blue pattern): parameters in,
+// value and gradient out, no loops. Each is a radial function written through r² = |z|²,
+//     W(z) = f(r²),   ∇W(z) = g(r²) z   with g = 2 f'(r²),
+// so pair loops need no square root unless the kernel itself does.
+#include <Eigen/Dense>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace cpm {
+
+// W(z) = |z|^{-s}, s > 0.
+struct RieszPower {
+  double s;
+  double value_r2(double r2) const { return std::pow(r2, -0.5 * s); }
+  double gradient_factor(double r2) const { return -s * std::pow(r2, -0.5 * s - 1.0); }
+};
+
+// W(z) = −log|z| (the s → 0 member of the Riesz family; Coulomb in d = 2).
+struct RieszLog {
+  double value_r2(double r2) const { return -0.5 * std::log(r2); }
+  double gradient_factor(double r2) const { return -1.0 / r2; }
+};
+
+// W(z) = −|z| (the s = −1 member; Coulomb in d = 1).
+struct RieszLinear {
+  double value_r2(double r2) const { return -std::sqrt(r2); }
+  double gradient_factor(double r2) const { return -1.0 / std::sqrt(r2); }
+};
+
+// Mollified Riesz: W(z) = (|z|² + ε²)^{-s/2} for s > 0, −½ log(|z|² + ε²) for s = 0.
+struct RieszMollified {
+  double s, eps2;
+  double value_r2(double r2) const {
+    return s == 0.0 ? -0.5 * std::log(r2 + eps2) : std::pow(r2 + eps2, -0.5 * s);
+  }
+  double gradient_factor(double r2) const {
+    return s == 0.0 ? -1.0 / (r2 + eps2) : -s * std::pow(r2 + eps2, -0.5 * s - 1.0);
+  }
+};
+
+// W(z) = κ|z|²/2 (attraction for κ > 0; the exactly solvable Gaussian case).
+struct QuadraticPair {
+  double kappa;
+  double value_r2(double r2) const { return 0.5 * kappa * r2; }
+  double gradient_factor(double) const { return kappa; }
+};
+
+// W(z) = κ|z| (1D attraction with the sech² stationary law).
+struct AbsolutePair {
+  double kappa;
+  double value_r2(double r2) const { return kappa * std::sqrt(r2); }
+  double gradient_factor(double r2) const { return kappa / std::sqrt(r2); }
+};
+
+// A run-time description of W; `visit` hands the matching evaluator to generic code.
+struct InteractionKernel {
+  enum class Kind { riesz, mollified, quadratic, absolute, none };
+  Kind kind = Kind::riesz;
+  double s = 1.0;        // Riesz exponent: s > 0 power, s = 0 log, s = −1 linear (1D)
+  double epsilon = 0.0;  // mollification length (mollified only)
+  double kappa = 1.0;    // strength (quadratic, absolute)
+
+  static InteractionKernel riesz(double s) { return {Kind::riesz, s, 0.0, 1.0}; }
+  static InteractionKernel mollified(double s, double eps) { return {Kind::mollified, s, eps, 1.0}; }
+  static InteractionKernel quadratic(double kappa) { return {Kind::quadratic, 0.0, 0.0, kappa}; }
+  static InteractionKernel absolute(double kappa) { return {Kind::absolute, 0.0, 0.0, kappa}; }
+  static InteractionKernel none() { return {Kind::none, 0.0, 0.0, 0.0}; }
+
+  // True when W is unbounded at z = 0 (particles must stay apart).
+  bool singular() const { return kind == Kind::riesz && s >= 0.0; }
+  std::string describe() const;
+};
+
+// Calls f(evaluator) with the concrete evaluator of `k`; `none` visits QuadraticPair{0}.
+template <class F>
+decltype(auto) visit(const InteractionKernel& k, F&& f) {
+  using K = InteractionKernel::Kind;
+  switch (k.kind) {
+    case K::riesz:
+      if (k.s > 0.0) return f(RieszPower{k.s});
+      if (k.s == 0.0) return f(RieszLog{});
+      if (k.s == -1.0) return f(RieszLinear{});
+      throw std::invalid_argument("Riesz exponent s must be > 0, 0 (log) or −1 (linear)");
+    case K::mollified:
+      return f(RieszMollified{k.s, k.epsilon * k.epsilon});
+    case K::quadratic:
+      return f(QuadraticPair{k.kappa});
+    case K::absolute:
+      return f(AbsolutePair{k.kappa});
+    case K::none:
+      return f(QuadraticPair{0.0});
+  }
+  throw std::invalid_argument("unknown interaction kernel");
+}
+
+// Value and gradient at a displacement z, for tests and for code outside the pair loops.
+template <class Evaluator>
+double kernel_value(const Evaluator& w, const Eigen::Ref<const Eigen::VectorXd>& z) {
+  return w.value_r2(z.squaredNorm());
+}
+template <class Evaluator>
+Eigen::VectorXd kernel_gradient(const Evaluator& w, const Eigen::Ref<const Eigen::VectorXd>& z) {
+  return w.gradient_factor(z.squaredNorm()) * z;
+}
+
+}  // namespace cpm

@@ -1,0 +1,29 @@
+#pragma once
+// Interaction sums over particle pairs, the O(N²) heart of the model. Implementations (the
+// reference loop, the fast blocked sum, the particle-mesh method) share this narrow interface
+// and are tested against one another.
+#include <Eigen/Dense>
+#include <memory>
+#include <string>
+
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+class InteractionSum {
+ public:
+  virtual ~InteractionSum() = default;
+  // For positions x (N, d): row k of `gradient` becomes Σ_{l≠k} ∇W(x_k − x_l) (the self term is
+  // excluded). If pair_energy is non-null it receives Σ_{k≠l} W(x_k − x_l) (ordered pairs).
+  // `gradient` must already have the shape of x; nothing is allocated per call.
+  virtual void compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& gradient,
+                       double* pair_energy) = 0;
+  virtual std::string name() const = 0;
+};
+
+// The plain scalar double loop, written for clarity: the reference every fast path is tested
+// against. Parallel over rows; each row is summed in a fixed order, so results do not depend
+// on the thread count.
+std::unique_ptr<InteractionSum> make_reference_pair_sum(const InteractionKernel& kernel);
+
+}  // namespace cpm

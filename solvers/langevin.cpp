@@ -1,0 +1,43 @@
+#include "solvers/langevin.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/random_stream.hpp"
+
+namespace cpm {
+
+LangevinIntegrator::LangevinIntegrator(ForceField& forces, Domain domain,
+                                       LangevinParameters parameters)
+    : forces_(forces), domain_(std::move(domain)), parameters_(parameters) {
+  if (!(parameters_.step > 0.0)) throw std::invalid_argument("Langevin step must be positive");
+  if (!(parameters_.beta > 0.0)) throw std::invalid_argument("beta must be positive");
+}
+
+void LangevinIntegrator::step(Particles& particles) {
+  Eigen::MatrixXd& x = particles.positions;
+  const Eigen::Index n = x.rows(), d = x.cols();
+  forces_.compute(x, drift_, nullptr);
+  const double eta = parameters_.step;
+  const double noise = std::isinf(parameters_.beta) ? 0.0 : std::sqrt(2.0 * eta / parameters_.beta);
+  if (noise == 0.0) {
+    x -= eta * drift_;
+  } else {
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index k = 0; k < n; ++k) {
+      RandomStream stream(parameters_.seed, RandomPurpose::langevin_noise, parameters_.replica,
+                          static_cast<std::uint64_t>(k), steps_);
+      for (Eigen::Index a = 0; a < d; ++a) x(k, a) += -eta * drift_(k, a) + noise * stream.normal();
+    }
+  }
+  domain_.project_all(x);
+  ++steps_;
+}
+
+void LangevinIntegrator::advance_to(Particles& particles, double t) {
+  // Step count is rounded so that output times that are multiples of η are hit exactly.
+  const auto target = static_cast<std::uint64_t>(std::llround(t / parameters_.step));
+  while (steps_ < target) step(particles);
+}
+
+}  // namespace cpm
