@@ -16,10 +16,13 @@ void add_run_command(CLI::App& app) {
     bool print_default = false;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* run = app.add_subcommand("run", "evolve a particle system (embedded default if no CONFIG)");
+  CLI::App* run =
+      app.add_subcommand("run", "evolve a particle system (embedded default if no CONFIG)");
   run->add_option("config", options->config, "TOML configuration file");
-  run->add_flag("--overwrite", options->run.overwrite, "replace results in an existing output folder");
-  run->add_flag("--print-default", options->print_default, "print the embedded default configuration");
+  run->add_flag("--overwrite", options->run.overwrite,
+                "replace results in an existing output folder");
+  run->add_flag("--print-default", options->print_default,
+                "print the embedded default configuration");
   run->callback([options] {
     if (options->print_default) {
       std::cout << kDefaultRunConfig;

@@ -36,7 +36,8 @@ Domain Domain::box(Eigen::VectorXd lower, Eigen::VectorXd upper) {
   if (lower.size() < 1 || lower.size() != upper.size())
     throw std::invalid_argument("box corners must have the same, positive number of coordinates");
   if (!(upper.array() > lower.array()).all())
-    throw std::invalid_argument("box upper corner must exceed the lower corner in every coordinate");
+    throw std::invalid_argument(
+        "box upper corner must exceed the lower corner in every coordinate");
   Domain d;
   d.kind_ = Kind::box;
   d.dim_ = static_cast<int>(lower.size());
@@ -92,8 +93,7 @@ void Domain::project_all(Eigen::MatrixXd& x) const {
       return;
     }
     case Kind::box:
-      for (int a = 0; a < dim_; ++a)
-        x.col(a) = x.col(a).cwiseMax(lower_[a]).cwiseMin(upper_[a]);
+      for (int a = 0; a < dim_; ++a) x.col(a) = x.col(a).cwiseMax(lower_[a]).cwiseMin(upper_[a]);
       return;
   }
 }

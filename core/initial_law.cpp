@@ -49,14 +49,16 @@ std::string InitialLaw::describe() const {
 
 Particles sample_particles(const InitialLaw& law, Eigen::Index n, std::uint64_t seed,
                            std::uint64_t replica) {
-  const Eigen::Index d = law.kind == InitialLaw::Kind::uniform_box ? law.lower.size() : law.centre.size();
+  const Eigen::Index d =
+      law.kind == InitialLaw::Kind::uniform_box ? law.lower.size() : law.centre.size();
   Particles p(n, d);
 #pragma omp parallel for schedule(static)
   for (Eigen::Index k = 0; k < n; ++k) {
     RandomStream s(seed, RandomPurpose::initial_positions, replica, static_cast<std::uint64_t>(k));
     switch (law.kind) {
       case InitialLaw::Kind::gaussian:
-        for (Eigen::Index a = 0; a < d; ++a) p.positions(k, a) = law.centre[a] + law.scale * s.normal();
+        for (Eigen::Index a = 0; a < d; ++a)
+          p.positions(k, a) = law.centre[a] + law.scale * s.normal();
         break;
       case InitialLaw::Kind::uniform_ball: {
         // Uniform direction times radius U^{1/d}.

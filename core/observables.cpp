@@ -2,7 +2,9 @@
 
 namespace cpm {
 
-Eigen::VectorXd ensemble_mean(const Eigen::MatrixXd& x) { return x.colwise().mean().transpose(); }
+Eigen::VectorXd ensemble_mean(const Eigen::MatrixXd& x) {
+  return x.colwise().mean().transpose();
+}
 
 Eigen::MatrixXd ensemble_covariance(const Eigen::MatrixXd& x) {
   const Eigen::MatrixXd centred = x.rowwise() - x.colwise().mean();

@@ -23,7 +23,8 @@ class RandomStream {
  public:
   RandomStream(std::uint64_t seed, RandomPurpose purpose, std::uint64_t replica,
                std::uint64_t particle, std::uint64_t step = 0)
-      : key_{mix(seed ^ mix(replica + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(purpose)))},
+      : key_{mix(seed ^
+                 mix(replica + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(purpose)))},
         particle_(particle),
         step_(step) {}
 
@@ -70,7 +71,8 @@ class RandomStream {
                                       static_cast<std::uint32_t>(step_),
                                       static_cast<std::uint32_t>(step_ >> 32)};
     std::uint32_t k0 = static_cast<std::uint32_t>(key_);
-    std::uint32_t k1 = static_cast<std::uint32_t>(key_ >> 32) ^ static_cast<std::uint32_t>(particle_ >> 32);
+    std::uint32_t k1 =
+        static_cast<std::uint32_t>(key_ >> 32) ^ static_cast<std::uint32_t>(particle_ >> 32);
     for (int round = 0; round < 10; ++round) {
       const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c[0];
       const std::uint64_t p1 = std::uint64_t{0xCD9E8D57u} * c[2];

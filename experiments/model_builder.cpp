@@ -20,8 +20,8 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
 }
 
 std::unique_ptr<ForceField> make_force_field(const RunConfig& config) {
-  return std::make_unique<ForceField>(make_potential(config.potential), make_interaction_sum(config),
-                                      config.interaction.lambda);
+  return std::make_unique<ForceField>(make_potential(config.potential),
+                                      make_interaction_sum(config), config.interaction.lambda);
 }
 
 std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, ForceField& forces,
@@ -31,8 +31,8 @@ std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, For
     return std::make_unique<GradientFlowIntegrator>(
         forces, config.domain,
         GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
-  return std::make_unique<LangevinIntegrator>(forces, config.domain,
-                                              LangevinParameters{d.step, d.beta, config.seed, replica});
+  return std::make_unique<LangevinIntegrator>(
+      forces, config.domain, LangevinParameters{d.step, d.beta, config.seed, replica});
 }
 
 }  // namespace cpm

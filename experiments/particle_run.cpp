@@ -57,9 +57,10 @@ void run_particles(const RunConfig& config, const RunOptions& options) {
     const double t = config.dynamics.t_end * k / config.dynamics.outputs;
     integrator->advance_to(particles, t);
     if (!particles.positions.allFinite())
-      throw std::runtime_error("particle positions became non-finite before t = " + std::to_string(t) +
-                               " (singular kernel with too large a step: reduce dynamics.step, or "
-                               "use the mollified kernel with noise)");
+      throw std::runtime_error(
+          "particle positions became non-finite before t = " + std::to_string(t) +
+          " (singular kernel with too large a step: reduce dynamics.step, or "
+          "use the mollified kernel with noise)");
     const EnergyTerms e = forces->energy(particles.positions);
     const Eigen::VectorXd mean = ensemble_mean(particles.positions);
     const Eigen::MatrixXd cov = ensemble_covariance(particles.positions);

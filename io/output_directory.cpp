@@ -12,8 +12,8 @@ void prepare_output_directory(const std::string& path, bool overwrite) {
   if (fs::exists(path, ec)) {
     if (!fs::is_directory(path, ec)) throw ConfigError(path + ": exists and is not a directory");
     if (!fs::is_empty(path, ec) && !overwrite)
-      throw ConfigError(path +
-                        ": holds an earlier run's results; pass --overwrite or set output.directory");
+      throw ConfigError(
+          path + ": holds an earlier run's results; pass --overwrite or set output.directory");
   }
   fs::create_directories(path, ec);
   if (ec) throw ConfigError(path + ": cannot create the output directory: " + ec.message());

@@ -1,7 +1,7 @@
 #include "io/progress.hpp"
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 namespace cpm {
 

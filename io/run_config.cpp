@@ -21,7 +21,8 @@ Domain read_domain(TomlReader t) {
     const Eigen::VectorXd lower = t.vector("lower"), upper = t.vector("upper");
     require(t, lower.size() >= 1, "lower", "needs at least one coordinate");
     require(t, upper.size() == lower.size(), "upper", "must have as many coordinates as lower");
-    require(t, (upper.array() > lower.array()).all(), "upper", "must exceed lower in every coordinate");
+    require(t, (upper.array() > lower.array()).all(), "upper",
+            "must exceed lower in every coordinate");
     d = Domain::box(lower, upper);
   } else {
     const auto dim = t.integer("dim");
@@ -42,9 +43,8 @@ PotentialConfig read_potential(TomlReader t) {
 
 InteractionConfig read_interaction(TomlReader t, int dim) {
   InteractionConfig c;
-  const std::string kernel =
-      t.choice("kernel", {"riesz", "log", "linear", "mollified", "quadratic", "absolute", "none"},
-               "riesz");
+  const std::string kernel = t.choice(
+      "kernel", {"riesz", "log", "linear", "mollified", "quadratic", "absolute", "none"}, "riesz");
   using K = InteractionKernel;
   if (kernel == "riesz") {
     const double s = t.number("s");
@@ -82,7 +82,8 @@ InitialLaw read_initial(TomlReader t, int dim) {
   if (kind == "gaussian" || kind == "uniform_ball") {
     law.kind = kind == "gaussian" ? InitialLaw::Kind::gaussian : InitialLaw::Kind::uniform_ball;
     law.centre = t.vector("centre", origin);
-    require(t, law.centre.size() == dim, "centre", "must have d = " + std::to_string(dim) + " coordinates");
+    require(t, law.centre.size() == dim, "centre",
+            "must have d = " + std::to_string(dim) + " coordinates");
     const std::string scale_key = kind == "gaussian" ? "std" : "radius";
     law.scale = t.number(scale_key, 1.0);
     require(t, law.scale > 0.0, scale_key, "must be positive");
@@ -90,9 +91,12 @@ InitialLaw read_initial(TomlReader t, int dim) {
     law.kind = InitialLaw::Kind::uniform_box;
     law.lower = t.vector("lower");
     law.upper = t.vector("upper");
-    require(t, law.lower.size() == dim, "lower", "must have d = " + std::to_string(dim) + " coordinates");
-    require(t, law.upper.size() == dim, "upper", "must have d = " + std::to_string(dim) + " coordinates");
-    require(t, (law.upper.array() > law.lower.array()).all(), "upper", "must exceed lower in every coordinate");
+    require(t, law.lower.size() == dim, "lower",
+            "must have d = " + std::to_string(dim) + " coordinates");
+    require(t, law.upper.size() == dim, "upper",
+            "must have d = " + std::to_string(dim) + " coordinates");
+    require(t, (law.upper.array() > law.lower.array()).all(), "upper",
+            "must exceed lower in every coordinate");
   }
   t.finish();
   return law;

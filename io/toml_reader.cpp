@@ -7,7 +7,10 @@ namespace cpm {
 
 TomlReader::TomlReader(std::shared_ptr<toml::table> root, const toml::table* table,
                        std::string prefix, std::shared_ptr<const std::string> source)
-    : root_(std::move(root)), table_(table), prefix_(std::move(prefix)), source_(std::move(source)) {}
+    : root_(std::move(root)),
+      table_(table),
+      prefix_(std::move(prefix)),
+      source_(std::move(source)) {}
 
 TomlReader TomlReader::parse(const std::string& text, const std::string& source) {
   try {
@@ -29,7 +32,9 @@ std::string read_text_file(const std::string& path) {
   return buffer.str();
 }
 
-TomlReader TomlReader::parse_file(const std::string& path) { return parse(read_text_file(path), path); }
+TomlReader TomlReader::parse_file(const std::string& path) {
+  return parse(read_text_file(path), path);
+}
 
 void TomlReader::fail(const std::string& key, const std::string& reason) const {
   throw ConfigError(*source_ + ": " + full(key) + ": " + reason);
@@ -39,7 +44,9 @@ void require(TomlReader& r, bool condition, const std::string& key, const std::s
   if (!condition) r.fail(key, reason);
 }
 
-bool TomlReader::has(const std::string& key) const { return table_ && table_->contains(key); }
+bool TomlReader::has(const std::string& key) const {
+  return table_ && table_->contains(key);
+}
 
 const toml::node* TomlReader::lookup(const std::string& key) {
   read_.insert(key);
@@ -112,9 +119,12 @@ std::vector<double> TomlReader::numbers(const std::string& key,
   if (!arr) fail(key, "expected an array of numbers");
   std::vector<double> out;
   for (const auto& e : *arr) {
-    if (auto v = e.value_exact<double>()) out.push_back(*v);
-    else if (auto i = e.value_exact<std::int64_t>()) out.push_back(static_cast<double>(*i));
-    else fail(key, "expected an array of numbers");
+    if (auto v = e.value_exact<double>())
+      out.push_back(*v);
+    else if (auto i = e.value_exact<std::int64_t>())
+      out.push_back(static_cast<double>(*i));
+    else
+      fail(key, "expected an array of numbers");
   }
   return out;
 }
@@ -130,13 +140,16 @@ std::vector<std::string> TomlReader::strings(const std::string& key,
   if (!arr) fail(key, "expected an array of strings");
   std::vector<std::string> out;
   for (const auto& e : *arr) {
-    if (auto v = e.value_exact<std::string>()) out.push_back(*v);
-    else fail(key, "expected an array of strings");
+    if (auto v = e.value_exact<std::string>())
+      out.push_back(*v);
+    else
+      fail(key, "expected an array of strings");
   }
   return out;
 }
 
-Eigen::VectorXd TomlReader::vector(const std::string& key, std::optional<Eigen::VectorXd> fallback) {
+Eigen::VectorXd TomlReader::vector(const std::string& key,
+                                   std::optional<Eigen::VectorXd> fallback) {
   std::optional<std::vector<double>> fb;
   if (fallback) fb = std::vector<double>(fallback->data(), fallback->data() + fallback->size());
   const std::vector<double> v = numbers(key, fb);

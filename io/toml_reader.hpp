@@ -1,6 +1,7 @@
 #pragma once
 // Strict reading of one TOML table: every read names its key, wrong types and impossible values
 // throw ConfigError naming the full key, and finish() rejects keys nobody asked for.
+#include <toml++/toml.h>
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
@@ -8,7 +9,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <toml++/toml.h>
 #include <vector>
 
 #include "io/config_error.hpp"
@@ -29,7 +29,8 @@ class TomlReader {
   // A string that must be one of `choices`.
   std::string choice(const std::string& key, const std::vector<std::string>& choices,
                      std::optional<std::string> fallback = {});
-  std::vector<double> numbers(const std::string& key, std::optional<std::vector<double>> fallback = {});
+  std::vector<double> numbers(const std::string& key,
+                              std::optional<std::vector<double>> fallback = {});
   std::vector<std::string> strings(const std::string& key,
                                    std::optional<std::vector<std::string>> fallback = {});
   Eigen::VectorXd vector(const std::string& key, std::optional<Eigen::VectorXd> fallback = {});
@@ -47,7 +48,9 @@ class TomlReader {
   TomlReader(std::shared_ptr<toml::table> root, const toml::table* table, std::string prefix,
              std::shared_ptr<const std::string> source);
   const toml::node* lookup(const std::string& key);
-  std::string full(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+  std::string full(const std::string& key) const {
+    return prefix_.empty() ? key : prefix_ + "." + key;
+  }
 
   std::shared_ptr<toml::table> root_;  // keeps the parsed document alive
   const toml::table* table_;           // null for an absent table

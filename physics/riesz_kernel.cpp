@@ -8,9 +8,12 @@ std::string InteractionKernel::describe() const {
   std::ostringstream o;
   switch (kind) {
     case Kind::riesz:
-      if (s > 0.0) o << "riesz |z|^-" << s;
-      else if (s == 0.0) o << "log -log|z|";
-      else o << "linear -|z|";
+      if (s > 0.0)
+        o << "riesz |z|^-" << s;
+      else if (s == 0.0)
+        o << "log -log|z|";
+      else
+        o << "linear -|z|";
       break;
     case Kind::mollified:
       o << "mollified riesz s=" << s << " eps=" << epsilon;

@@ -63,7 +63,9 @@ struct InteractionKernel {
   double kappa = 1.0;    // strength (quadratic, absolute)
 
   static InteractionKernel riesz(double s) { return {Kind::riesz, s, 0.0, 1.0}; }
-  static InteractionKernel mollified(double s, double eps) { return {Kind::mollified, s, eps, 1.0}; }
+  static InteractionKernel mollified(double s, double eps) {
+    return {Kind::mollified, s, eps, 1.0};
+  }
   static InteractionKernel quadratic(double kappa) { return {Kind::quadratic, 0.0, 0.0, kappa}; }
   static InteractionKernel absolute(double kappa) { return {Kind::absolute, 0.0, 0.0, kappa}; }
   static InteractionKernel none() { return {Kind::none, 0.0, 0.0, 0.0}; }

@@ -25,7 +25,8 @@ void ForceField::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& drift, Energ
 
 EnergyTerms ForceField::energy(const Eigen::MatrixXd& x) {
   EnergyTerms e;
-  if (scratch_.rows() != x.rows() || scratch_.cols() != x.cols()) scratch_.resize(x.rows(), x.cols());
+  if (scratch_.rows() != x.rows() || scratch_.cols() != x.cols())
+    scratch_.resize(x.rows(), x.cols());
   compute(x, scratch_, &e);
   return e;
 }

@@ -39,8 +39,7 @@ class GradientFlowIntegrator final : public ParticleIntegrator {
   Eigen::Index n_ = 0, d_ = 0;
   Eigen::MatrixXd x_, drift_;
   State state_;
-  boost::numeric::odeint::controlled_runge_kutta<
-      boost::numeric::odeint::runge_kutta_dopri5<State>>
+  boost::numeric::odeint::controlled_runge_kutta<boost::numeric::odeint::runge_kutta_dopri5<State>>
       stepper_;
 };
 

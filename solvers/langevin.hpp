@@ -12,8 +12,8 @@
 namespace cpm {
 
 struct LangevinParameters {
-  double step = 1e-3;         // η
-  double beta = 1.0;          // inverse temperature; +inf gives plain projected gradient descent
+  double step = 1e-3;  // η
+  double beta = 1.0;   // inverse temperature; +inf gives plain projected gradient descent
   std::uint64_t seed = 1;
   std::uint64_t replica = 0;
 };

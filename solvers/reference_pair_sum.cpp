@@ -42,7 +42,9 @@ class ReferencePairSum final : public InteractionSum {
     }
   }
 
-  std::string name() const override { return "reference"; }
+  std::string name() const override {
+    return "reference";
+  }
 
  private:
   Evaluator w_;

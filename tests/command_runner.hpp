@@ -1,0 +1,46 @@
+#pragma once
+// Runs the `cpm` binary (CPM_BINARY, set by CMake for every test executable) in a shell and
+// captures its exit code and standard error, for tests of the command line.
+#include <sys/wait.h>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace cpm::testing {
+
+struct CommandResult {
+  int exit_code;
+  std::string standard_error;
+};
+
+// `arguments` is appended to the binary path verbatim (quote paths yourself).
+inline CommandResult run_cpm(const std::string& arguments) {
+  const std::filesystem::path err = std::filesystem::temp_directory_path() /
+                                    ("cpm_stderr_" + std::to_string(::getpid()) + ".txt");
+  const std::string command =
+      std::string(CPM_BINARY) + " " + arguments + " >/dev/null 2>" + err.string();
+  const int status = std::system(command.c_str());
+  std::ifstream in(err);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove(err);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+// A fresh, empty temporary directory named after the test.
+inline std::filesystem::path fresh_directory(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("cpm_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace cpm::testing

@@ -1,0 +1,68 @@
+#include "solvers/force_field.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace cpm {
+namespace {
+
+Eigen::MatrixXd random_configuration(int n, int d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd x(n, d);
+  for (int k = 0; k < n; ++k)
+    for (int a = 0; a < d; ++a) x(k, a) = normal(rng);
+  return x;
+}
+
+// F_k = N ∇_{ω_k} E_N: checked against central differences of the total energy E_N, and by one
+// pair of energy evaluations along the force direction (OpenMM's check of the whole gradient).
+void expect_drift_is_gradient_of_energy(const InteractionKernel& kernel, int d, double lambda) {
+  const int n = 40;
+  ForceField forces(std::make_shared<QuadraticPotential>(0.8), make_reference_pair_sum(kernel),
+                    lambda);
+  const Eigen::MatrixXd x = random_configuration(n, d, 100 + d);
+  Eigen::MatrixXd drift;
+  forces.compute(x, drift, nullptr);
+  const double h = 1e-6;
+  for (int k : {0, 7, n - 1}) {
+    for (int a = 0; a < d; ++a) {
+      Eigen::MatrixXd xp = x, xm = x;
+      xp(k, a) += h;
+      xm(k, a) -= h;
+      const double fd = n * (forces.energy(xp).total() - forces.energy(xm).total()) / (2 * h);
+      EXPECT_NEAR(drift(k, a), fd, 1e-6 * (1 + std::abs(fd)))
+          << kernel.describe() << " d=" << d << " k=" << k << " a=" << a;
+    }
+  }
+  const double step = 1e-6 / drift.norm();
+  const double de =
+      forces.energy(x + step * drift).total() - forces.energy(x - step * drift).total();
+  const double expected = 2 * step * drift.squaredNorm() / n;
+  EXPECT_NEAR(de, expected, 1e-5 * expected) << kernel.describe() << " d=" << d;
+}
+
+TEST(ForceField, PairForcesEqualFiniteDifferenceGradientOfTotalEnergy) {
+  for (int d : {1, 2, 3, 8}) {
+    expect_drift_is_gradient_of_energy(InteractionKernel::riesz(0.5), d, 1.0);
+    expect_drift_is_gradient_of_energy(InteractionKernel::riesz(0.0), d, 0.7);
+    expect_drift_is_gradient_of_energy(InteractionKernel::mollified(1.0, 0.1), d, 1.3);
+    expect_drift_is_gradient_of_energy(InteractionKernel::quadratic(0.5), d, 1.0);
+  }
+  expect_drift_is_gradient_of_energy(InteractionKernel::riesz(-1.0), 1, 1.0);
+}
+
+TEST(ForceField, EnergyTermsUseMeanFieldScalingAndExcludeTheSelfTerm) {
+  // Two particles at distance 2 under W = |z|^{-1}: E_int = λ/(2N²) · 2 · 1/2.
+  Eigen::MatrixXd x(2, 1);
+  x << -1.0, 1.0;
+  ForceField forces(std::make_shared<QuadraticPotential>(1.0),
+                    make_reference_pair_sum(InteractionKernel::riesz(1.0)), 3.0);
+  const EnergyTerms e = forces.energy(x);
+  EXPECT_DOUBLE_EQ(e.interaction, 3.0 / 8.0 * 2.0 * 0.5);
+  EXPECT_DOUBLE_EQ(e.external, 0.5);
+}
+
+}  // namespace
+}  // namespace cpm
