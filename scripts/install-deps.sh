@@ -14,7 +14,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   gnuplot-nox
   python3 python3-numpy python3-h5py python3-mdanalysis python3-torch
-  dataset-fashion-mnist
+  dataset-fashion-mnist zlib1g-dev
 )
 
 missing=()
