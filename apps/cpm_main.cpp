@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{"cpm: Coulomb particle model — mean-field particle dynamics"};
   app.require_subcommand(1);
   cpm::app::add_run_command(app);
+  cpm::app::add_kernel_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

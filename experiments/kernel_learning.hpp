@@ -1,0 +1,70 @@
+#pragma once
+// The building blocks of kernel learning with Coulomb particles (DESIGN §1–2):
+//  * learn_particles: projected Langevin dynamics of N particles on the energy
+//        E_N(Ω) = −γ A(Ω) + (λ / (2N²)) Σ_{k≠l} W(ω_k − ω_l),
+//    i.e. the alignment potential V_align as the external field plus Riesz repulsion, with
+//    diversity diagnostics (alignment, minimum and mean pairwise distance) along the way;
+//  * importance-sampled features (Sinha & Duchi, "Learning kernels with random features",
+//    NeurIPS 2016): a pool of M candidates from the base law is reweighted by
+//        q = argmax_q Σ_j q_j s_j   subject to   D_χ²(q ‖ 1/M) = (1/M) Σ_j (M q_j − 1)² ≤ ρ,
+//    s_j = ‖m(ω_j)‖² the candidate's alignment score, and N features are drawn from q.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "physics/alignment.hpp"
+#include "physics/feature_maps.hpp"
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+struct LearningSettings {
+  AlignmentSettings alignment;  // γ, centring, mini-batch
+  InteractionKernel kernel = InteractionKernel::riesz(1.0);
+  double lambda = 1.0;  // repulsion strength λ (0: none)
+  std::string interaction_method = "direct";
+  double step = 0.05;  // η
+  double beta = std::numeric_limits<double>::infinity();
+  double radius = std::numeric_limits<double>::infinity();  // D: ball about 0, or R^d
+  int steps = 200;
+  int record_every = 10;
+  std::uint64_t seed = 1;  // Langevin noise
+};
+
+struct PairwiseDistanceSummary {
+  double min = 0.0, mean = 0.0;  // over pairs k < l
+};
+PairwiseDistanceSummary pairwise_distances(const Eigen::MatrixXd& particles);
+
+struct TrainingRecord {
+  int step = 0;
+  double alignment = 0.0;  // A(Ω) on the whole training set (targets centred if configured)
+  PairwiseDistanceSummary distances;
+};
+
+// Runs the dynamics from `initial` (N, d) and returns the learned particles. x (n, d) are the
+// training inputs and targets (n, C) their alignment targets (uncentred; see alignment.hpp).
+// If trace is non-null it receives a record at step 0, every record_every steps and at the end;
+// on_record, if set, is called with each record (progress reporting).
+Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
+                                const Eigen::MatrixXd& targets, const FeatureMap& map,
+                                Eigen::MatrixXd initial, const LearningSettings& settings,
+                                std::vector<TrainingRecord>* trace = nullptr,
+                                const std::function<void(const TrainingRecord&)>& on_record = {});
+
+// The χ²-constrained reweighting of the candidates' scores: q_j = max(0, (1 + (s_j − t)/κ)/M)
+// with t normalising q and κ chosen by bisection so that D_χ²(q ‖ 1/M) = ρ (or the
+// unconstrained optimum, if that is within ρ). ρ = 0 gives the uniform weights.
+Eigen::VectorXd importance_weights(const Eigen::VectorXd& scores, double rho);
+
+// (1/M) Σ_j (M q_j − 1)².
+double chi_square_divergence_from_uniform(const Eigen::VectorXd& q);
+
+// Draws `count` indices i.i.d. from the probability vector q (stream keyed by seed).
+std::vector<Eigen::Index> sample_indices(const Eigen::VectorXd& q, Eigen::Index count,
+                                         std::uint64_t seed);
+
+}  // namespace cpm

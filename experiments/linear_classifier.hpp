@@ -1,0 +1,51 @@
+#pragma once
+// A linear classifier on random features, fitted after the particles are learned.
+//  * logistic: multinomial logistic regression, mean cross-entropy + (l2/2)‖W‖² (bias not
+//    penalised), minimised by L-BFGS;
+//  * ridge: least squares on one-hot targets + l2·‖W‖² per sample, solved in closed form; its
+//    scores s become probabilities softmax(a s) with the temperature a fitted on the training
+//    set (a one-dimensional convex problem, by Newton's method).
+// Features are standardised with the training set's column means and deviations first.
+#include <Eigen/Dense>
+#include <string>
+
+namespace cpm {
+
+struct ClassifierSettings {
+  enum class Kind { logistic, ridge };
+  Kind kind = Kind::logistic;
+  double l2 = 1e-3;
+  int max_iterations = 300;
+  double tolerance = 1e-6;  // on the gradient's max-norm (logistic)
+};
+
+class LinearClassifier {
+ public:
+  // features (n, N), labels in 0..classes−1.
+  static LinearClassifier fit(const Eigen::MatrixXd& features, const Eigen::VectorXi& labels,
+                              int classes, const ClassifierSettings& settings);
+
+  // Class probabilities (n, C).
+  Eigen::MatrixXd probabilities(const Eigen::MatrixXd& features) const;
+  // The regularised training objective of the logistic model and its gradient with respect to
+  // the weights (N+1, C), last row the bias; exposed for tests.
+  static double logistic_objective(const Eigen::MatrixXd& standardised,
+                                   const Eigen::VectorXi& labels, const Eigen::MatrixXd& weights,
+                                   double l2, Eigen::MatrixXd* gradient);
+
+  const Eigen::MatrixXd& weights() const { return weights_; }
+  int iterations() const { return iterations_; }
+
+ private:
+  Eigen::MatrixXd scores(const Eigen::MatrixXd& features) const;
+
+  Eigen::RowVectorXd mean_, inverse_scale_;
+  Eigen::MatrixXd weights_;   // (N+1, C)
+  double temperature_ = 1.0;  // multiplies the scores (ridge)
+  int iterations_ = 0;
+};
+
+// Row-wise softmax, shifted by the row maximum.
+Eigen::MatrixXd softmax_rows(const Eigen::MatrixXd& scores);
+
+}  // namespace cpm

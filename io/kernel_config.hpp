@@ -1,0 +1,90 @@
+#pragma once
+// The configuration of `cpm kernel`, parsed once from TOML into plain structs (README: cpm kernel).
+#include <Eigen/Dense>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "physics/feature_maps.hpp"
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+struct KernelDataConfig {
+  std::string task = "variance";   // variance | radial | mixture | fashion_mnist | idx
+  int dim = 2;                     // synthetic tasks
+  Eigen::Index train_size = 1000;  // synthetic: sizes; image data: subsample (0 = all)
+  Eigen::Index test_size = 1000;
+  std::vector<double> label_noise = {0.0};                           // one study per level
+  double tau = 0.5;                                                  // variance task
+  double radius = 0.0;                                               // radial task (0: median norm)
+  int components = 8, classes = 2;                                   // mixture task
+  double separation = 2.0, width = 0.5;                              // mixture task
+  std::string directory = "/usr/share/datasets/fashion-mnist";       // fashion_mnist
+  std::string train_images, train_labels, test_images, test_labels;  // idx
+  bool standardise = false;  // z-score every input coordinate with the training statistics
+  double scale = 1.0;        // then multiply the inputs by this factor (the inverse bandwidth)
+};
+
+struct KernelFeaturesConfig {
+  FeatureMapKind map = FeatureMapKind::rff;
+  std::vector<Eigen::Index> n = {16, 32, 64, 128, 256, 512};  // feature budgets N
+  std::string init = "orthogonal";                            // orthogonal | gaussian
+  double scale = 1.0;                                         // ω ~ N(0, scale² I)
+};
+
+struct KernelAlignmentConfig {
+  double gamma = 1.0;
+  bool centred = true;
+  Eigen::Index batch_size = 0;  // 0: the whole training set
+};
+
+struct KernelRepulsionConfig {
+  InteractionKernel kernel = InteractionKernel::riesz(1.0);
+  double lambda = 1.0;
+  std::string method = "direct";
+};
+
+struct KernelDynamicsConfig {
+  int steps = 200;
+  double step = 0.05;
+  double beta = std::numeric_limits<double>::infinity();
+  double radius = std::numeric_limits<double>::infinity();  // particles stay in this ball
+  int record_every = 10;                                    // diagnostics interval (steps)
+};
+
+struct KernelClassifierConfig {
+  std::string kind = "logistic";  // logistic | ridge
+  double l2 = 1e-3;
+  int max_iterations = 300;
+};
+
+struct KernelBaselinesConfig {
+  // Any of: iid, orthogonal, importance, learned-no-repulsion, learned.
+  std::vector<std::string> methods = {"iid", "orthogonal", "importance", "learned-no-repulsion",
+                                      "learned"};
+  Eigen::Index pool = 4096;  // importance sampling: candidate pool size
+  double rho = 1.0;          // importance sampling: χ²-divergence bound
+};
+
+struct KernelConfig {
+  std::string source;
+  KernelDataConfig data;
+  KernelFeaturesConfig features;
+  KernelAlignmentConfig alignment;
+  KernelRepulsionConfig repulsion;
+  KernelDynamicsConfig dynamics;
+  KernelClassifierConfig classifier;
+  KernelBaselinesConfig baselines;
+  std::uint64_t seed = 1;
+  int seeds = 1;  // repetitions with seeds seed, seed+1, …
+  std::string output_directory = "out/kernel";
+};
+
+const std::vector<std::string>& kernel_method_names();
+
+KernelConfig parse_kernel_config(const std::string& toml_text, const std::string& source);
+KernelConfig load_kernel_config(const std::string& path);
+
+}  // namespace cpm
