@@ -125,7 +125,10 @@ DynamicsConfig read_dynamics(TomlReader t) {
 
 }  // namespace
 
-RunConfig parse_run_config(const std::string& text, const std::string& source) {
+namespace {
+
+RunConfig parse_config(const std::string& text, const std::string& source,
+                       const std::function<void(TomlReader&)>* read_study) {
   TomlReader root = TomlReader::parse(text, source);
   RunConfig c;
   c.source = source;
@@ -133,9 +136,14 @@ RunConfig parse_run_config(const std::string& text, const std::string& source) {
   const int dim = c.domain.dim();
 
   TomlReader particles = root.table("particles");
-  const auto n = particles.integer("n");
-  require(particles, n >= 1, "n", "must be at least 1");
-  c.n = static_cast<Eigen::Index>(n);
+  if (read_study) {
+    require(particles, !particles.has("n"), "n",
+            "a study sets its particle numbers in its own section (ns)");
+  } else {
+    const auto n = particles.integer("n");
+    require(particles, n >= 1, "n", "must be at least 1");
+    c.n = static_cast<Eigen::Index>(n);
+  }
   const auto seed = particles.integer("seed", 1);
   require(particles, seed >= 0, "seed", "must be non-negative");
   c.seed = static_cast<std::uint64_t>(seed);
@@ -151,8 +159,20 @@ RunConfig parse_run_config(const std::string& text, const std::string& source) {
   require(output, !c.output.directory.empty(), "directory", "must not be empty");
   output.finish();
 
+  if (read_study) (*read_study)(root);
   root.finish();
   return c;
+}
+
+}  // namespace
+
+RunConfig parse_run_config(const std::string& text, const std::string& source) {
+  return parse_config(text, source, nullptr);
+}
+
+RunConfig parse_study_config(const std::string& text, const std::string& source,
+                             const std::function<void(TomlReader&)>& read_study) {
+  return parse_config(text, source, &read_study);
 }
 
 RunConfig load_run_config(const std::string& path) {

@@ -3,11 +3,13 @@
 // TOML; they receive these values.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
 #include "core/domain.hpp"
 #include "core/initial_law.hpp"
+#include "io/toml_reader.hpp"
 #include "physics/riesz_kernel.hpp"
 
 namespace cpm {
@@ -50,6 +52,12 @@ struct RunConfig {
 };
 
 RunConfig parse_run_config(const std::string& toml_text, const std::string& source);
+
+// For studies over many particle numbers (`cpm converge`, `cpm ldp`): the model sections of a run
+// configuration without particles.n, plus the study's own section, read by `read_study` from the
+// root table before unknown keys are rejected.
+RunConfig parse_study_config(const std::string& toml_text, const std::string& source,
+                             const std::function<void(TomlReader& root)>& read_study);
 RunConfig load_run_config(const std::string& path);
 
 }  // namespace cpm
