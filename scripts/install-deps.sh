@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev libboost-dev
   libhdf5-dev
   libvtk9-dev python3-vtk9
-  libfftw3-dev
+  libfftw3-dev libxsimd-dev
   libopenmpi-dev openmpi-bin
   libtomlplusplus-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev

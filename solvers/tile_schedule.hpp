@@ -1,0 +1,33 @@
+#pragma once
+// The order in which a blocked pair sum visits its tiles. Particles are cut into blocks; a tile
+// is an unordered pair of blocks {I, J}, and with Newton's third law it updates both. Tiles are
+// grouped into rounds in which no block appears twice (round 0: the diagonal tiles {I, I};
+// then the circle method of round-robin tournaments), so the tiles of a round run in parallel
+// without write conflicts, and every block receives its contributions in the same order
+// whatever the number of threads.
+#include <cstddef>
+#include <vector>
+
+namespace cpm {
+
+struct Tile {
+  int first_block, second_block;  // first ≤ second
+};
+
+class TileSchedule {
+ public:
+  explicit TileSchedule(int blocks);
+
+  int blocks() const { return blocks_; }
+  int rounds() const { return static_cast<int>(round_begin_.size()) - 1; }
+  // The tiles of round r are tiles()[round_begin(r)] … tiles()[round_begin(r + 1) − 1].
+  std::size_t round_begin(int r) const { return round_begin_[r]; }
+  const std::vector<Tile>& tiles() const { return tiles_; }
+
+ private:
+  int blocks_;
+  std::vector<Tile> tiles_;
+  std::vector<std::size_t> round_begin_;
+};
+
+}  // namespace cpm
