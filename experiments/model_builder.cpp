@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/langevin.hpp"
 
@@ -14,8 +15,8 @@ std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& c
 
 std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
   const std::string& method = config.interaction.method;
-  if (method == "reference" || method == "direct")
-    return make_reference_pair_sum(config.interaction.kernel);
+  if (method == "reference") return make_reference_pair_sum(config.interaction.kernel);
+  if (method == "direct") return make_blocked_pair_sum(config.interaction.kernel);
   throw std::invalid_argument("interaction method '" + method + "' is not available");
 }
 
