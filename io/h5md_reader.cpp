@@ -15,17 +15,9 @@ namespace {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// The deepest message on HDF5's error stack (e.g. "data error detected by Fletcher32 checksum").
 std::string hdf5_reason() {
-  std::string deepest;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* error, void* data) -> herr_t {
-        if (error->desc && *error->desc) *static_cast<std::string*>(data) = error->desc;
-        return 0;
-      },
-      &deepest);
-  return deepest.empty() ? "unreadable (damaged file)" : deepest;
+  const std::string reason = hdf5::last_library_error();
+  return reason.empty() ? "unreadable (damaged file)" : reason;
 }
 
 // One open run file with every failure turned into a one-line ConfigError.
@@ -47,6 +39,7 @@ class RunFile {
 
   template <class F>
   auto guard(const std::string& object, F&& f) const -> decltype(f()) {
+    hdf5::clear_last_library_error();
     try {
       return f();
     } catch (const ConfigError&) {
@@ -96,7 +89,8 @@ class RunFile {
 
  private:
   static H5::H5File open(const std::string& path) {
-    hdf5::silence_library_errors();
+    hdf5::record_library_errors();
+    hdf5::clear_last_library_error();
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw ConfigError(path + ": no such file");
     if (std::filesystem::is_directory(path, ec))
@@ -105,8 +99,7 @@ class RunFile {
     try {
       return H5::H5File(path, H5F_ACC_RDONLY);
     } catch (const H5::Exception&) {
-      throw ConfigError(
-          path + ": cannot be opened (truncated or damaged HDF5 file: " + hdf5_reason() + ")");
+      throw ConfigError(path + ": truncated or damaged HDF5 file (" + hdf5_reason() + ")");
     }
   }
 

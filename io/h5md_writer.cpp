@@ -30,7 +30,7 @@ void write_parameters(const H5::Group& root, const ParameterSet& parameters) {
 H5::H5File create_file(const std::string& path, bool overwrite) {
   if (!overwrite && std::filesystem::exists(path))
     throw ConfigError(path + ": exists already; pass --overwrite or choose another output folder");
-  hdf5::silence_library_errors();
+  hdf5::record_library_errors();
   try {
     return H5::H5File(path, H5F_ACC_TRUNC);
   } catch (const H5::Exception&) {

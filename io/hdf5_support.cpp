@@ -65,10 +65,31 @@ std::vector<hsize_t> dims_of(const H5::DataSpace& space) {
   return dims;
 }
 
+thread_local std::string last_error;
+
+herr_t record_deepest_error(hid_t stack, void*) {
+  H5Ewalk2(
+      stack, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* error, void*) -> herr_t {
+        if (error->desc && *error->desc) last_error = error->desc;
+        return 0;
+      },
+      nullptr);
+  return 0;
+}
+
 }  // namespace
 
-void silence_library_errors() {
-  H5::Exception::dontPrint();
+void record_library_errors() {
+  H5Eset_auto2(H5E_DEFAULT, record_deepest_error, nullptr);
+}
+
+std::string last_library_error() {
+  return last_error;
+}
+
+void clear_last_library_error() {
+  last_error.clear();
 }
 
 H5::Group require_group(const H5::Group& parent, const std::string& name) {

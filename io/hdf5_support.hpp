@@ -9,8 +9,13 @@
 
 namespace cpm::hdf5 {
 
-// Stops the HDF5 library from printing its error stack; failures surface as exceptions.
-void silence_library_errors();
+// Stops the HDF5 library from printing its error stack; failures surface as exceptions, and the
+// innermost reason of the latest failure (e.g. "data error detected by Fletcher32 checksum") is
+// kept for last_library_error(). The C++ API's exceptions carry only the outer function's name,
+// and the stack itself is cleared by the next library call (a destructor, during unwinding).
+void record_library_errors();
+std::string last_library_error();
+void clear_last_library_error();
 
 // Opens `name` below `parent`, creating it (and missing intermediate groups) if absent.
 H5::Group require_group(const H5::Group& parent, const std::string& name);
