@@ -1,0 +1,209 @@
+// Attention: backward against finite differences (double), linear attention against the explicit
+// φ(Q)φ(K)ᵀ-normalised attention computed the slow way, and padding that changes nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/transformer/finite_difference.hpp"
+#include "transformer/linear_attention.hpp"
+#include "transformer/softmax_attention.hpp"
+#include "transformer/thread_index.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::expect_gradient;
+using testing::random_vector;
+using testing::weighted_sum;
+
+// Buffers for one attention call in double, sized for the layout.
+struct AttentionFixture {
+  AttentionLayout layout;
+  int m;
+  FeatureMapSpec spec;
+  std::vector<int> lengths;
+  std::vector<double> qkv, omega, out, lse, phi_q, phi_k, inv, kv, z, scratch, scratch_double;
+
+  AttentionFixture(AttentionLayout a, int m_, FeatureMapSpec s, std::vector<int> len,
+                   std::uint64_t seed)
+      : layout(a), m(m_), spec(s), lengths(std::move(len)) {
+    const int N = a.batch * a.length, bh = a.batch * a.heads;
+    qkv = random_vector(std::size_t(a.qkv_rows()) * N, seed);
+    omega = random_vector(std::size_t(a.heads) * m * a.head_size, seed + 1);
+    out.assign(std::size_t(a.channels()) * N, 0.0);
+    lse.assign(std::size_t(bh) * a.length, 0.0);
+    phi_q.assign(std::size_t(bh) * m * a.length, 0.0);
+    phi_k = phi_q;
+    inv.assign(std::size_t(bh) * a.length, 0.0);
+    kv.assign(std::size_t(bh) * m * a.head_size, 0.0);
+    z.assign(std::size_t(bh) * m, 0.0);
+    scratch.assign(max_threads() * std::max(linear_attention_scratch(m, a.length, a.head_size),
+                                            softmax_attention_scratch(a.length)),
+                   0.0);
+    scratch_double.assign(max_threads() * linear_attention_scratch_double(m, a.head_size), 0.0);
+  }
+  LinearAttentionCache<double> cache() {
+    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data()};
+  }
+  void linear_forward() {
+    linear_attention_forward(out.data(), cache(), qkv.data(), omega.data(), lengths.data(), layout,
+                             spec, m, scratch.data(), scratch_double.data());
+  }
+  std::vector<double> linear_backward(const std::vector<double>& dout) {
+    std::vector<double> dqkv(qkv.size(), 0.0);
+    linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache(), qkv.data(),
+                              omega.data(), lengths.data(), layout, spec, m, scratch.data(),
+                              scratch_double.data());
+    return dqkv;
+  }
+  void softmax_forward() {
+    softmax_attention_forward(out.data(), lse.data(), qkv.data(), lengths.data(), layout,
+                              scratch.data());
+  }
+  std::vector<double> softmax_backward(const std::vector<double>& dout) {
+    std::vector<double> dqkv(qkv.size(), 0.0);
+    softmax_attention_backward(dqkv.data(), dout.data(), out.data(), lse.data(), qkv.data(),
+                               lengths.data(), layout, scratch.data());
+    return dqkv;
+  }
+};
+
+struct Variant {
+  FeatureMapKind kind;
+  bool tied;
+};
+
+class LinearAttentionGradient : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(LinearAttentionGradient, BackwardMatchesFiniteDifferencesWithPadding) {
+  const auto [kind, tied] = GetParam();
+  // With ε = 0 the favor max-shift cancels exactly, so treating it as a constant is exact; with
+  // the default ε = 1e-6 it cancels up to O(ε) relative to the smallest features.
+  for (const double eps : {0.0, 1e-6}) {
+    AttentionFixture f({2, 5, 2, 3, tied}, 4, {kind, eps}, {5, 3}, 21);
+    const auto g = random_vector(f.out.size(), 22);
+    auto loss = [&] {
+      f.linear_forward();
+      return weighted_sum(f.out.data(), g);
+    };
+    loss();
+    const auto dqkv = f.linear_backward(g);
+    const bool shifted = kind == FeatureMapKind::favor && eps > 0.0;
+    expect_gradient(f.qkv, dqkv, loss,
+                    "dqkv " + feature_map_name(kind) + " eps=" + std::to_string(eps),
+                    shifted ? 1e-4 : 1e-7);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMaps, LinearAttentionGradient,
+                         ::testing::Values(Variant{FeatureMapKind::favor, false},
+                                           Variant{FeatureMapKind::favor, true},
+                                           Variant{FeatureMapKind::softplus, false},
+                                           Variant{FeatureMapKind::softplus, true},
+                                           Variant{FeatureMapKind::softmaxfeat, false},
+                                           Variant{FeatureMapKind::softmaxfeat, true}));
+
+TEST(SoftmaxAttention, BackwardMatchesFiniteDifferencesWithPaddingUntiedAndTied) {
+  for (bool tied : {false, true}) {
+    AttentionFixture f({2, 66, 1, 2, tied}, 1, {}, {66, 20}, 23);  // 66 > one query block
+    const auto g = random_vector(f.out.size(), 24);
+    auto loss = [&] {
+      f.softmax_forward();
+      return weighted_sum(f.out.data(), g);
+    };
+    loss();
+    const auto dqkv = f.softmax_backward(g);
+    expect_gradient(f.qkv, dqkv, loss, tied ? "dqkv tied" : "dqkv");
+  }
+}
+
+// φ of one point, written out from the formulas of attention_features.hpp without shifts.
+double feature(FeatureMapKind kind, const double* omega, int m, int k,
+               const std::vector<double>& x) {
+  const int d = static_cast<int>(x.size());
+  auto dot = [&](int r) {
+    double s = 0.0;
+    for (int a = 0; a < d; ++a) s += omega[r * d + a] * x[a];
+    return s;
+  };
+  double norm2 = 0.0;
+  for (double v : x) norm2 += v * v;
+  switch (kind) {
+    case FeatureMapKind::favor:
+      return std::exp(dot(k) - norm2 / 2);
+    case FeatureMapKind::softplus:
+      return std::log1p(std::exp(dot(k)));
+    case FeatureMapKind::softmaxfeat: {
+      double total = 0.0;
+      for (int r = 0; r < m; ++r) total += std::exp(dot(r));
+      return std::exp(dot(k)) / total;
+    }
+  }
+  return 0.0;
+}
+
+TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
+  for (FeatureMapKind kind :
+       {FeatureMapKind::favor, FeatureMapKind::softplus, FeatureMapKind::softmaxfeat}) {
+    // ε = 0: the max-shifts must then cancel exactly.
+    AttentionFixture f({2, 6, 2, 4, false}, 5, {kind, 0.0}, {6, 4}, 25);
+    f.linear_forward();
+    const AttentionLayout& a = f.layout;
+    const double s = 1.0 / std::sqrt(2.0);  // d_head^{-1/4} for d_head = 4
+    for (int b = 0; b < a.batch; ++b)
+      for (int h = 0; h < a.heads; ++h) {
+        const auto q = a.block(static_cast<const double*>(f.qkv.data()), b, h, 0);
+        const auto k = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.k_offset());
+        const auto v = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.v_offset());
+        const double* om = f.omega.data() + h * f.m * a.head_size;
+        const int len = f.lengths[b];
+        Eigen::MatrixXd phi_q(f.m, a.length), phi_k(f.m, len);
+        for (int i = 0; i < a.length; ++i) {
+          std::vector<double> x(a.head_size);
+          for (int r = 0; r < a.head_size; ++r) x[r] = s * q(r, i);
+          for (int r = 0; r < f.m; ++r) phi_q(r, i) = feature(kind, om, f.m, r, x);
+        }
+        for (int j = 0; j < len; ++j) {
+          std::vector<double> x(a.head_size);
+          for (int r = 0; r < a.head_size; ++r) x[r] = s * k(r, j);
+          for (int r = 0; r < f.m; ++r) phi_k(r, j) = feature(kind, om, f.m, r, x);
+        }
+        const Eigen::MatrixXd scores = phi_q.transpose() * phi_k;  // the explicit (L, len) matrix
+        for (int i = 0; i < a.length; ++i) {
+          const Eigen::VectorXd expected =
+              v.leftCols(len) * scores.row(i).transpose() / scores.row(i).sum();
+          const auto got = a.output(static_cast<const double*>(f.out.data()), b, h).col(i);
+          for (int r = 0; r < a.head_size; ++r)
+            EXPECT_NEAR(got(r), expected(r), 1e-11 * (1 + std::abs(expected(r))))
+                << feature_map_name(kind) << " b=" << b << " h=" << h << " i=" << i;
+        }
+      }
+  }
+}
+
+// A sequence of length 3 alone (L = 3) and inside a batch padded to L = 8 with garbage in the
+// padding columns: the outputs at its three positions agree.
+template <class Run>
+void expect_padding_invariance(Run run, bool linear) {
+  AttentionFixture alone({1, 3, 2, 4, false}, 6, {FeatureMapKind::favor, 1e-6}, {3}, 31);
+  AttentionFixture padded({1, 8, 2, 4, false}, 6, {FeatureMapKind::favor, 1e-6}, {3}, 32);
+  padded.omega = alone.omega;
+  const int R = alone.layout.qkv_rows();
+  for (int t = 0; t < 3; ++t)
+    for (int r = 0; r < R; ++r) padded.qkv[t * R + r] = alone.qkv[t * R + r];
+  run(alone);
+  run(padded);
+  const int C = alone.layout.channels();
+  for (int t = 0; t < 3; ++t)
+    for (int r = 0; r < C; ++r)
+      EXPECT_NEAR(padded.out[t * C + r], alone.out[t * C + r], 1e-13)
+          << (linear ? "linear" : "softmax");
+}
+
+TEST(AttentionPadding, PaddingDoesNotChangeOutputsAtNonPaddingPositions) {
+  expect_padding_invariance([](AttentionFixture& f) { f.linear_forward(); }, true);
+  expect_padding_invariance([](AttentionFixture& f) { f.softmax_forward(); }, false);
+}
+
+}  // namespace
+}  // namespace cpm

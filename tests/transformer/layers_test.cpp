@@ -1,0 +1,116 @@
+// Every layer's backward against central finite differences of its forward, in double precision.
+#include <gtest/gtest.h>
+
+#include "tests/transformer/finite_difference.hpp"
+#include "transformer/cross_entropy.hpp"
+#include "transformer/embedding.hpp"
+#include "transformer/gelu.hpp"
+#include "transformer/layer_norm.hpp"
+#include "transformer/linear_layer.hpp"
+#include "transformer/mean_pooling.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::expect_gradient;
+using testing::random_vector;
+using testing::weighted_sum;
+
+TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
+  const int n = 5, c = 4, oc = 3;
+  auto x = random_vector(c * n, 1), w = random_vector(oc * c, 2), b = random_vector(oc, 3);
+  const auto g = random_vector(oc * n, 4);
+  std::vector<double> y(oc * n), dx(c * n), dw(oc * c, 0.0), db(oc, 0.0);
+  auto loss = [&] {
+    linear_forward(y.data(), x.data(), w.data(), b.data(), n, c, oc);
+    return weighted_sum(y.data(), g);
+  };
+  loss();
+  linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc);
+  expect_gradient(x, dx, loss, "dx");
+  expect_gradient(w, dw, loss, "dW");
+  expect_gradient(b, db, loss, "db");
+}
+
+TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
+  const int n = 4, c = 7;
+  auto x = random_vector(c * n, 5), w = random_vector(c, 6), b = random_vector(c, 7);
+  const auto g = random_vector(c * n, 8);
+  std::vector<double> y(c * n), mean(n), rstd(n), dx(c * n, 0.0), dw(c, 0.0), db(c, 0.0);
+  auto loss = [&] {
+    layer_norm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), n, c);
+    return weighted_sum(y.data(), g);
+  };
+  loss();
+  layer_norm_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), mean.data(),
+                      rstd.data(), n, c);
+  expect_gradient(x, dx, loss, "dx");
+  expect_gradient(w, dw, loss, "dw");
+  expect_gradient(b, db, loss, "db");
+}
+
+TEST(TransformerLayers, GeluBackwardMatchesFiniteDifferences) {
+  auto x = random_vector(40, 9, 2.0);
+  const auto g = random_vector(40, 10);
+  std::vector<double> y(40), dx(40);
+  auto loss = [&] {
+    gelu_forward(y.data(), x.data(), 40);
+    return weighted_sum(y.data(), g);
+  };
+  gelu_backward(dx.data(), x.data(), g.data(), 40);
+  expect_gradient(x, dx, loss, "dx");
+}
+
+TEST(TransformerLayers, GeluMatchesTheTanhFormulaAtKnownPoints) {
+  const double x[3] = {-1.0, 0.0, 2.0};
+  double y[3];
+  gelu_forward(y, x, 3);
+  EXPECT_NEAR(y[0], -0.15880800939172324, 1e-12);  // PyTorch gelu(-1, approximate="tanh")
+  EXPECT_EQ(y[1], 0.0);
+  EXPECT_NEAR(y[2], 1.9545976940871754, 1e-12);
+}
+
+TEST(TransformerLayers, EmbeddingBackwardMatchesFiniteDifferences) {
+  const int vocab = 5, L = 3, B = 2, c = 4;
+  auto wte = random_vector(vocab * c, 11), wpe = random_vector(L * c, 12);
+  const int tokens[B * L] = {1, 4, 1, 0, 2, 4};
+  const auto g = random_vector(c * B * L, 13);
+  std::vector<double> y(c * B * L), dwte(vocab * c, 0.0), dwpe(L * c, 0.0);
+  auto loss = [&] {
+    embedding_forward(y.data(), tokens, wte.data(), wpe.data(), B, L, c);
+    return weighted_sum(y.data(), g);
+  };
+  embedding_backward(dwte.data(), dwpe.data(), g.data(), tokens, B, L, c);
+  expect_gradient(wte, dwte, loss, "dwte");
+  expect_gradient(wpe, dwpe, loss, "dwpe");
+}
+
+TEST(TransformerLayers, MeanPoolingBackwardMatchesFiniteDifferencesAndIgnoresPadding) {
+  const int B = 2, L = 4, c = 3;
+  const int lengths[B] = {4, 2};
+  auto x = random_vector(c * B * L, 14);
+  const auto g = random_vector(c * B, 15);
+  std::vector<double> y(c * B), dx(c * B * L);
+  auto loss = [&] {
+    mean_pooling_forward(y.data(), x.data(), lengths, B, L, c);
+    return weighted_sum(y.data(), g);
+  };
+  mean_pooling_backward(dx.data(), g.data(), lengths, B, L, c);
+  expect_gradient(x, dx, loss, "dx");
+  for (int t = 2; t < L; ++t)
+    for (int i = 0; i < c; ++i) EXPECT_EQ(dx[(1 * L + t) * c + i], 0.0);
+}
+
+TEST(TransformerLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
+  const int B = 3, K = 4;
+  auto z = random_vector(K * B, 16, 3.0);
+  const int labels[B] = {2, 0, 3};
+  std::vector<double> p(K * B), dz(K * B);
+  auto loss = [&] { return cross_entropy_forward(p.data(), z.data(), labels, B, K); };
+  loss();
+  cross_entropy_backward(dz.data(), p.data(), labels, B, K);
+  expect_gradient(z, dz, loss, "dlogits");
+}
+
+}  // namespace
+}  // namespace cpm

@@ -1,0 +1,35 @@
+#pragma once
+// Softmax over classes and the mean cross-entropy loss of a batch.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace cpm {
+
+// probs, logits (K, B). Returns −(1/B) Σ_b log p(b, y_b) if labels is non-null, else 0.
+template <class T>
+double cross_entropy_forward(T* probs, const T* logits, const int* labels, int batch, int classes) {
+  double loss = 0.0;
+  for (int b = 0; b < batch; ++b) {
+    const T* z = logits + static_cast<std::ptrdiff_t>(b) * classes;
+    T* p = probs + static_cast<std::ptrdiff_t>(b) * classes;
+    const double shift = *std::max_element(z, z + classes);  // constant: softmax is shift-invariant
+    double total = 0.0;
+    for (int k = 0; k < classes; ++k) total += std::exp(z[k] - shift);
+    for (int k = 0; k < classes; ++k) p[k] = static_cast<T>(std::exp(z[k] - shift) / total);
+    if (labels) loss -= (z[labels[b]] - shift) - std::log(total);
+  }
+  return loss / batch;
+}
+
+// Differentiates `loss = −(1/B) Σ_b log softmax(z_b)[y_b]`: dlogits = (p − onehot(y)) / B.
+template <class T>
+void cross_entropy_backward(T* dlogits, const T* probs, const int* labels, int batch, int classes) {
+  for (int b = 0; b < batch; ++b)
+    for (int k = 0; k < classes; ++k) {
+      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(b) * classes + k;
+      dlogits[at] = (probs[at] - (k == labels[b] ? T(1) : T(0))) / static_cast<T>(batch);
+    }
+}
+
+}  // namespace cpm

@@ -1,0 +1,79 @@
+#pragma once
+// LayerNorm over the channels of each token, y = (x − μ) σ⁻¹ w + b with σ = √(var + 1e-5)
+// (biased variance, as PyTorch). The cache keeps μ and 1/σ per token.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "transformer/tensor_map.hpp"
+
+namespace cpm {
+
+inline constexpr double kLayerNormEpsilon = 1e-5;
+
+// out, in (C, N); mean, rstd (N).
+template <class T>
+void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, const T* bias,
+                        int tokens, int c) {
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < tokens; ++n) {
+    const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
+    double s = 0.0, s2 = 0.0;
+    for (int i = 0; i < c; ++i) s += x[i];
+    const double mu = s / c;
+    for (int i = 0; i < c; ++i) s2 += (x[i] - mu) * (x[i] - mu);
+    const double r = 1.0 / std::sqrt(s2 / c + kLayerNormEpsilon);
+    T* y = out + static_cast<std::ptrdiff_t>(n) * c;
+    for (int i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - mu) * r) * weight[i] + bias[i];
+    mean[n] = static_cast<T>(mu);
+    rstd[n] = static_cast<T>(r);
+  }
+}
+
+// Differentiates `y = (x − μ) r w + b`:
+//   x̂ = (x − μ) r,  g = w ⊙ dy,  din += r (g − mean(g) − x̂ mean(g ⊙ x̂)),
+//   dw += Σ_n dy ⊙ x̂,  db += Σ_n dy.
+template <class T>
+void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
+                         const T* mean, const T* rstd, int tokens, int c) {
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < tokens; ++n) {
+    const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
+    const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
+    T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
+    double g_mean = 0.0, gx_mean = 0.0;
+    for (int i = 0; i < c; ++i) {
+      const double xhat = (x[i] - mean[n]) * rstd[n];
+      const double g = static_cast<double>(weight[i]) * dy[i];
+      g_mean += g;
+      gx_mean += g * xhat;
+    }
+    g_mean /= c;
+    gx_mean /= c;
+    for (int i = 0; i < c; ++i) {
+      const double xhat = (x[i] - mean[n]) * rstd[n];
+      const double g = static_cast<double>(weight[i]) * dy[i];
+      dx[i] += static_cast<T>(rstd[n] * (g - g_mean - xhat * gx_mean));
+    }
+  }
+  // Parameter gradients are sums over tokens, in double: blocks of 16 channels, tokens inner.
+  constexpr int kBlock = 16;
+  for (int i0 = 0; i0 < c; i0 += kBlock) {
+    const int width = std::min(kBlock, c - i0);
+    std::array<double, kBlock> dw{}, db{};
+    for (int n = 0; n < tokens; ++n) {
+      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n) * c + i0;
+      const double mu = mean[n], r = rstd[n];
+      for (int i = 0; i < width; ++i) {
+        dw[i] += static_cast<double>(dout[at + i]) * ((in[at + i] - mu) * r);
+        db[i] += dout[at + i];
+      }
+    }
+    for (int i = 0; i < width; ++i) {
+      dweight[i0 + i] += static_cast<T>(dw[i]);
+      dbias[i0 + i] += static_cast<T>(db[i]);
+    }
+  }
+}
+
+}  // namespace cpm

@@ -1,0 +1,173 @@
+#pragma once
+// Linear (kernel) attention for every head of a batch (DESIGN §2):
+//   out_i = φ(q_i)ᵀ (Σ_{j<len} φ(k_j) v_jᵀ) / (φ(q_i)ᵀ Σ_{j<len} φ(k_j) + δ)
+// Cost O(L · m · d_head) per head; no L × L matrix is formed. Keys at padding positions (j ≥ len)
+// are left out of both sums. The sums over the sequence (KV and z) are accumulated in double.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "transformer/attention_features.hpp"
+#include "transformer/attention_layout.hpp"
+#include "transformer/thread_index.hpp"
+
+namespace cpm {
+
+inline constexpr double kAttentionDenominatorGuard = 1e-12;  // δ
+inline constexpr int kSequenceChunk = 64;  // tokens per float partial sum before adding in double
+
+// What the forward pass keeps for the backward pass, per (sequence b, head h), index b·H + h.
+template <class T>
+struct LinearAttentionCache {
+  T* phi_q;                // (m, L) each
+  T* phi_k;                // (m, L) each, zero at padding
+  double* kv;              // (m, d_head) each: Σ_j φ(k_j) v_jᵀ
+  double* z;               // (m) each: Σ_j φ(k_j)
+  T* inverse_denominator;  // (L) each
+
+  static std::size_t t_count(int bh, int m, int length) {
+    return 2 * std::size_t(bh) * m * length + std::size_t(bh) * length;
+  }
+  static std::size_t double_count(int bh, int m, int head_size) {
+    return std::size_t(bh) * m * (head_size + 1);
+  }
+};
+
+// Per-thread scratch of the linear attention, in elements of T.
+inline std::size_t linear_attention_scratch(int m, int length, int head_size) {
+  return 2 * std::size_t(m) * length + std::size_t(head_size) * length +
+         4 * std::size_t(m) * head_size;
+}
+inline std::size_t linear_attention_scratch_double(int m, int head_size) {
+  return std::size_t(m) * (head_size + 1);
+}
+
+// a (m, d) += Σ_{j<n} x_j y_jᵀ in double, from float products over chunks of kSequenceChunk.
+template <class T>
+void add_outer_products(Eigen::Map<Matrix<double>>& a,
+                        const Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>& x,
+                        const Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>& y, T* chunk) {
+  MatrixMap<T> c(chunk, a.rows(), a.cols());
+  for (Eigen::Index j0 = 0; j0 < x.cols(); j0 += kSequenceChunk) {
+    const Eigen::Index w = std::min<Eigen::Index>(kSequenceChunk, x.cols() - j0);
+    c.noalias() = x.middleCols(j0, w) * y.middleCols(j0, w).transpose();
+    a += c.template cast<double>();
+  }
+}
+
+// out (C, N); qkv (qkv_rows, N); omega: H blocks of (m, d_head) row-major particles for this layer;
+// lengths (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements.
+template <class T>
+void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, const T* qkv,
+                              const T* omega, const int* lengths, const AttentionLayout& a,
+                              const FeatureMapSpec& spec, int m, T* scratch, double*) {
+  const int L = a.length, hs = a.head_size;
+  const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
+  const std::size_t per_thread = linear_attention_scratch(m, L, hs);
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+    const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
+    T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * m * hs;
+    const auto q = a.block(qkv, b, h, 0);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
+    T* phi_q = cache.phi_q + static_cast<std::ptrdiff_t>(bh) * m * L;
+    T* phi_k = cache.phi_k + static_cast<std::ptrdiff_t>(bh) * m * L;
+    feature_map_forward(spec, phi_q, q, om, m, scale, FeatureShift::per_column);  // (m, L)
+    feature_map_forward(spec, phi_k,
+                        ConstStridedMap<T>(k.data(), hs, len, Eigen::OuterStride<>(a.qkv_rows())),
+                        om, m, scale, FeatureShift::shared);  // (m, len)
+    MatrixMap<T> fk(phi_k, m, L);
+    fk.rightCols(L - len).setZero();
+    Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
+    Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
+    kv.setZero();
+    add_outer_products<T>(kv, fk.leftCols(len), v.leftCols(len),
+                          work);  // Σ_j φ(k_j) v_jᵀ (m, d_head)
+    z.setZero();
+    for (int j = 0; j < len; ++j) z += fk.col(j).template cast<double>();  // Σ_j φ(k_j) (m)
+    MatrixMap<T> kv_t(work + std::size_t(m) * hs, m, hs);
+    kv_t = kv.template cast<T>();
+    auto o = a.output(out, b, h);
+    o.noalias() = kv_t.transpose() * MatrixMap<T>(phi_q, m, L);  // numerators (d_head, L)
+    ConstMatrixMap<T> fq(phi_q, m, L);
+    T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
+    for (int i = 0; i < L; ++i) {
+      double den = kAttentionDenominatorGuard;
+      for (int r = 0; r < m; ++r) den += static_cast<double>(fq(r, i)) * z[r];
+      inv[i] = static_cast<T>(1.0 / den);
+      o.col(i) *= inv[i];
+    }
+  }
+}
+
+// Differentiates the forward above. dqkv must be zeroed by the caller (q and k may share rows).
+//   out_i = n_i / den_i:  dn_i = dout_i / den_i,  dden_i = −dout_i·out_i / den_i
+//   n_i = KVᵀ φq_i:       dφq_i = KV dn_i + z dden_i,   dKV = Σ_i φq_i dn_iᵀ,   dz = Σ_i φq_i
+//   dden_i KV = Σ_j φk_j v_jᵀ:   dφk_j = dKV v_j + dz,        dv_j = dKVᵀ φk_j        (j < len)
+template <class T>
+void linear_attention_backward(T* dqkv, const T* dout, const T* out,
+                               const LinearAttentionCache<T>& cache, const T* qkv, const T* omega,
+                               const int* lengths, const AttentionLayout& a,
+                               const FeatureMapSpec& spec, int m, T* scratch,
+                               double* scratch_double) {
+  const int L = a.length, hs = a.head_size;
+  const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
+  const std::size_t per_thread = linear_attention_scratch(m, L, hs);
+  const std::size_t per_thread_double = linear_attention_scratch_double(m, hs);
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+    const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
+    const int thread = omp_thread();
+    T* work = scratch + per_thread * static_cast<std::size_t>(thread);
+    double* work_double = scratch_double + per_thread_double * static_cast<std::size_t>(thread);
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * m * hs;
+    const auto q = a.block(qkv, b, h, 0);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
+    auto dq = a.block(dqkv, b, h, 0);
+    auto dv = a.block(dqkv, b, h, a.v_offset());
+    const auto o = a.output(out, b, h);
+    const auto d_o = a.output(dout, b, h);
+    ConstMatrixMap<T> fq(cache.phi_q + static_cast<std::ptrdiff_t>(bh) * m * L, m, L);
+    ConstMatrixMap<T> fk(cache.phi_k + static_cast<std::ptrdiff_t>(bh) * m * L, m, L);
+    Eigen::Map<const Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
+    Eigen::Map<const Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
+    const T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
+
+    MatrixMap<T> dfq(work, m, L), dfk(work + std::size_t(m) * L, m, L);
+    MatrixMap<T> dn(work + 2 * std::size_t(m) * L, hs, L);
+    T* small = work + 2 * std::size_t(m) * L + std::size_t(hs) * L;
+    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + m * hs, m, hs), chunk(small + 2 * m * hs, m, hs);
+    Eigen::Map<Matrix<double>> dkv(work_double, m, hs);
+    Eigen::Map<Vector<double>> dz(work_double + std::size_t(m) * hs, m);
+
+    kv_t = kv.template cast<T>();
+    for (int i = 0; i < L; ++i) dn.col(i) = d_o.col(i) * inv[i];  // dn_i = dout_i / den_i
+    dfq.noalias() = kv_t * dn;                                    // KV dn_i  (m, L)
+    dkv.setZero();
+    add_outer_products<T>(dkv, fq, dn, chunk.data());  // Σ_i φq_i dn_iᵀ
+    dz.setZero();
+    for (int i = 0; i < L; ++i) {
+      const T dden = -d_o.col(i).dot(o.col(i)) * inv[i];  // dden_i = −dout_i·out_i / den_i
+      for (int r = 0; r < m; ++r) dfq(r, i) += static_cast<T>(z[r]) * dden;
+      dz += (static_cast<double>(dden) * fq.col(i).template cast<double>());
+    }
+    dkv_t = dkv.template cast<T>();
+    auto dfk_len = dfk.leftCols(len);
+    dfk_len.noalias() = dkv_t * v.leftCols(len);  // dKV v_j (m, len)
+    dfk_len.colwise() += dz.template cast<T>();
+    auto dv_len = dv.leftCols(len);
+    dv_len.noalias() += dkv_t.transpose() * fk.leftCols(len);  // dKVᵀ φk_j (d_head, len)
+
+    feature_map_backward(spec, dq, dfq.data(), fq.data(), q, om, m, scale);
+    StridedMap<T> dk(dqkv + a.column(b) * a.qkv_rows() + a.k_offset() + h * hs, hs, len,
+                     Eigen::OuterStride<>(a.qkv_rows()));
+    feature_map_backward(spec, dk, dfk.data(), fk.data(),
+                         ConstStridedMap<T>(k.data(), hs, len, Eigen::OuterStride<>(a.qkv_rows())),
+                         om, m, scale);
+  }
+}
+
+}  // namespace cpm

@@ -1,0 +1,45 @@
+#pragma once
+// The sizes and choices that fix a classifier's parameter layout. A checkpoint records them, and
+// loading into a model of another shape is refused.
+#include <stdexcept>
+#include <string>
+
+#include "transformer/attention_features.hpp"
+
+namespace cpm {
+
+enum class AttentionKind { softmax, linear };
+
+struct ModelShape {
+  int vocabulary = 0;
+  int max_length = 128;  // positions with a learned embedding
+  int d_model = 64;
+  int heads = 4;
+  int layers = 2;
+  int d_ff = 128;
+  int classes = 2;
+  int features = 64;  // m, particles per head (linear attention)
+  AttentionKind attention = AttentionKind::linear;
+  FeatureMapSpec feature_map;
+  bool qk_tied = false;
+  double dropout = 0.1;
+
+  int head_size() const { return d_model / heads; }
+
+  // Throws std::invalid_argument naming the first impossible size.
+  void validate() const {
+    auto need = [](bool ok, const std::string& what) {
+      if (!ok) throw std::invalid_argument(what);
+    };
+    need(vocabulary >= 2, "vocabulary must hold at least the padding and unknown tokens");
+    need(max_length >= 1 && d_model >= 1 && heads >= 1 && layers >= 1 && d_ff >= 1,
+         "model sizes must be positive");
+    need(d_model % heads == 0, "d_model = " + std::to_string(d_model) +
+                                   " is not divisible by heads = " + std::to_string(heads));
+    need(classes >= 2, "at least two classes are needed");
+    need(attention == AttentionKind::softmax || features >= 1, "features (m) must be positive");
+    need(dropout >= 0.0 && dropout < 1.0, "dropout must lie in [0, 1)");
+  }
+};
+
+}  // namespace cpm

@@ -1,0 +1,47 @@
+#pragma once
+// Views of the flat parameter and activation buffers as Eigen matrices. Every activation is a
+// column-major (channels, tokens) matrix: one column per token, tokens ordered (batch, position).
+// A weight of a linear map R^C → R^OC is stored row-major (OC, C), the PyTorch layout, which is
+// the column-major (C, OC) matrix Wᵀ.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+namespace cpm {
+
+template <class T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <class T>
+using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <class T>
+using MatrixMap = Eigen::Map<Matrix<T>>;
+template <class T>
+using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+template <class T>
+using VectorMap = Eigen::Map<Vector<T>>;
+template <class T>
+using ConstVectorMap = Eigen::Map<const Vector<T>>;
+// A column block of a wider matrix, e.g. the rows of one head inside the (3C, N) q|k|v buffer.
+template <class T>
+using StridedMap = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
+template <class T>
+using ConstStridedMap = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
+
+// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double (blocks of 16 channels,
+// tokens inner, so memory is read in order).
+template <class T>
+void add_token_sums(T* sums, const T* x, int c, int tokens) {
+  constexpr int kBlock = 16;
+  for (int i0 = 0; i0 < c; i0 += kBlock) {
+    const int width = std::min(kBlock, c - i0);
+    std::array<double, kBlock> acc{};
+    for (int n = 0; n < tokens; ++n) {
+      const T* col = x + static_cast<std::ptrdiff_t>(n) * c + i0;
+      for (int i = 0; i < width; ++i) acc[i] += col[i];
+    }
+    for (int i = 0; i < width; ++i) sums[i0 + i] += static_cast<T>(acc[i]);
+  }
+}
+
+}  // namespace cpm
