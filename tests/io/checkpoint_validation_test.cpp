@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -11,19 +10,12 @@
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/hdf5_support.hpp"
+#include "tests/scratch_directory.hpp"
 
 namespace cpm {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string fresh_path(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("cpm_checkpoint_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const auto path = dir / name;
-  fs::remove(path);
-  return path.string();
-}
+using testing_support::fresh_path;
 
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

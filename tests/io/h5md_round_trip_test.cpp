@@ -1,24 +1,17 @@
 // H5MD files read back exactly what was written: io/h5md_writer.hpp → io/h5md_reader.hpp.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <limits>
 
 #include "io/config_error.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
+#include "tests/scratch_directory.hpp"
 
 namespace cpm {
 namespace {
 
-std::string fresh_path(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("cpm_h5md_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::filesystem::remove(path);
-  return path.string();
-}
+using testing_support::fresh_path;
 
 ParameterSet sample_parameters() {
   ParameterSet p;
