@@ -7,5 +7,6 @@ namespace cpm::app {
 
 void add_run_command(CLI::App& app);
 void add_kernel_command(CLI::App& app);
+void add_ldp_command(CLI::App& app);
 
 }  // namespace cpm::app

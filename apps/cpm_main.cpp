@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cpm::app::add_run_command(app);
   cpm::app::add_kernel_command(app);
+  cpm::app::add_ldp_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
