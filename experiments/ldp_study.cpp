@@ -5,6 +5,7 @@
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "core/initial_law.hpp"
 #include "experiments/model_builder.hpp"
@@ -12,6 +13,7 @@
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
 #include "solvers/langevin.hpp"
+#include "viz/gnuplot_plot.hpp"
 
 namespace cpm {
 
@@ -85,6 +87,63 @@ double replica_statistic(const LdpConfig& c, double beta, int n, std::uint64_t r
   const double sigma = 1.0 / std::sqrt(beta * (a + kappa * model.interaction.lambda));
   const Eigen::VectorXd x = particles.positions.col(0);
   return wasserstein1_to_normal(std::vector<double>(x.data(), x.data() + n), sigma);
+}
+
+std::string number_label(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+// Wide tables (one column per (β, N)) and their plots: the tail probability against δ on a log
+// scale, and the empirical rate against δ with the closed-form rate where it is known.
+void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
+                 const std::string& dir) {
+  std::vector<std::string> p_columns, rate_columns;
+  for (double beta : c.betas)
+    for (int n : c.ns) {
+      const std::string tag = "N" + std::to_string(n) + "_beta" + number_label(beta);
+      p_columns.push_back("P_" + tag);
+      rate_columns.push_back("rate_" + tag);
+    }
+  const bool theory = mean_theory_applies(c);
+  std::vector<std::string> theory_columns;
+  if (theory)
+    for (double beta : c.betas) theory_columns.push_back("theory_beta" + number_label(beta));
+  std::vector<std::string> header = {"delta"};
+  header.insert(header.end(), p_columns.begin(), p_columns.end());
+  header.insert(header.end(), rate_columns.begin(), rate_columns.end());
+  header.insert(header.end(), theory_columns.begin(), theory_columns.end());
+  {
+    CsvTable wide(dir + "ldp_wide.csv", header);
+    const std::size_t blocks = c.betas.size() * c.ns.size(), nd = c.deltas.size();
+    for (std::size_t i = 0; i < nd; ++i) {
+      std::vector<double> row = {c.deltas[i]};
+      for (std::size_t b = 0; b < blocks; ++b) row.push_back(tails[b * nd + i].probability);
+      for (std::size_t b = 0; b < blocks; ++b) row.push_back(tails[b * nd + i].rate);
+      for (std::size_t k = 0; k < theory_columns.size(); ++k)
+        row.push_back(tails[k * c.ns.size() * nd + i].theory_rate);
+      wide.add_row(row);
+    }
+  }
+  TimeSeriesPlot tail_plot{dir + "ldp_wide.csv",
+                           dir + "ldp_tail_probability.png",
+                           "delta",
+                           p_columns,
+                           true,
+                           "Tail probability P(T > delta) of the " + c.statistic + " statistic",
+                           "P(T > delta)"};
+  plot_time_series(tail_plot);
+  std::vector<std::string> rate_and_theory = rate_columns;
+  rate_and_theory.insert(rate_and_theory.end(), theory_columns.begin(), theory_columns.end());
+  TimeSeriesPlot rate_plot{dir + "ldp_wide.csv",
+                           dir + "ldp_rate.png",
+                           "delta",
+                           rate_and_theory,
+                           false,
+                           "Empirical rate -(1/N) log P(T > delta)",
+                           "rate"};
+  plot_time_series(rate_plot);
 }
 
 }  // namespace
@@ -197,6 +256,7 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
     tails.add_row({e.beta, double(e.n), e.delta, double(e.exceedances), double(e.replicas),
                    e.probability, e.probability_low, e.probability_high, e.rate, e.rate_low,
                    e.rate_high, e.theory_rate, e.exact_probability});
+  write_plots(c, result.tails, dir);
   return result;
 }
 
