@@ -1,7 +1,8 @@
 #pragma once
-// The positive feature maps of linear attention (DESIGN §2), applied to a block of tokens with one
-// head's m particles ω_1..ω_m ∈ R^{d_head}. Inputs are scaled first, x ← s·x with s =
-// d_head^{-1/4}, so that φ(q)·φ(k) estimates exp(qᵀk/√d_head) for favor.
+// The positive feature maps of linear attention (DESIGN §2; the kinds of physics/feature_maps.hpp,
+// whose per-point value types this batched float/double code is tested against), applied to a block
+// of tokens with one head's m particles ω_1..ω_m ∈ R^{d_head}. Inputs are scaled first, x ← s·x
+// with s = d_head^{-1/4}, so that φ(q)·φ(k) estimates exp(qᵀk/√d_head) for favor.
 //   favor        φ_k(x) = exp(ω_kᵀx − |x|²/2 − c) + ε
 //   softplus     φ_k(x) = softplus(ω_kᵀx)
 //   softmaxfeat  φ_k(x) = exp(ω_kᵀx) / Σ_l exp(ω_lᵀx) + ε
@@ -13,23 +14,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "physics/feature_maps.hpp"
 #include "transformer/tensor_map.hpp"
 
 namespace cpm {
-
-enum class FeatureMapKind { favor, softplus, softmaxfeat };
-
-inline std::string feature_map_name(FeatureMapKind kind) {
-  switch (kind) {
-    case FeatureMapKind::favor:
-      return "favor";
-    case FeatureMapKind::softplus:
-      return "porf-softplus";
-    case FeatureMapKind::softmaxfeat:
-      return "softmaxfeat";
-  }
-  return "?";
-}
 
 struct FeatureMapSpec {
   FeatureMapKind kind = FeatureMapKind::favor;
@@ -63,10 +51,12 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
       }
       break;
     }
-    case FeatureMapKind::softplus:
+    case FeatureMapKind::porf_softplus:
       // softplus(u) = max(u, 0) + log1p(exp(−|u|)), stable for large |u|.
       u.array() = u.array().max(T(0)) + (-u.array().abs()).exp().log1p();
       break;
+    case FeatureMapKind::rff:
+      throw std::invalid_argument("rff features can be negative: not usable in linear attention");
     case FeatureMapKind::softmaxfeat:
       for (int j = 0; j < n; ++j) {
         const T c = u.col(j).maxCoeff();  // exact: softmax is shift-invariant
@@ -96,9 +86,11 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
       g.array() *= f.array() - eps;
       for (int j = 0; j < n; ++j) dx.col(j) -= (scale * scale * g.col(j).sum()) * x.col(j);
       break;
-    case FeatureMapKind::softplus:
+    case FeatureMapKind::porf_softplus:
       g.array() *= -(-f.array()).expm1();
       break;
+    case FeatureMapKind::rff:
+      throw std::invalid_argument("rff features can be negative: not usable in linear attention");
     case FeatureMapKind::softmaxfeat:
       for (int j = 0; j < n; ++j) {
         const T inner = g.col(j).dot(f.col(j)) - eps * g.col(j).sum();  // Σ_l dphi_l p_l

@@ -90,6 +90,14 @@ T* TransformerClassifier<T>::head_particles(int layer, int head) {
 }
 
 template <class T>
+std::vector<unsigned char> TransformerClassifier<T>::weight_decay_mask() const {
+  std::vector<unsigned char> mask(parameters_.size(), 0);
+  for (const auto& t : tensors_)
+    if (t.decay) std::fill_n(mask.begin() + t.offset, t.size(), 1);
+  return mask;
+}
+
+template <class T>
 AttentionLayout TransformerClassifier<T>::attention_layout(int batch, int length) const {
   return {batch, length, shape_.heads, shape_.head_size(), shape_.qk_tied};
 }

@@ -52,6 +52,8 @@ class TransformerClassifier {
   std::vector<T>& particles() { return particles_; }
   const std::vector<T>& particles() const { return particles_; }
   T* head_particles(int layer, int head);
+  // One flag per parameter: 1 where weight decay applies.
+  std::vector<unsigned char> weight_decay_mask() const;
 
   // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights.
   void initialise_parameters(std::uint64_t seed);

@@ -98,8 +98,8 @@ TEST_P(LinearAttentionGradient, BackwardMatchesFiniteDifferencesWithPadding) {
 INSTANTIATE_TEST_SUITE_P(AllMaps, LinearAttentionGradient,
                          ::testing::Values(Variant{FeatureMapKind::favor, false},
                                            Variant{FeatureMapKind::favor, true},
-                                           Variant{FeatureMapKind::softplus, false},
-                                           Variant{FeatureMapKind::softplus, true},
+                                           Variant{FeatureMapKind::porf_softplus, false},
+                                           Variant{FeatureMapKind::porf_softplus, true},
                                            Variant{FeatureMapKind::softmaxfeat, false},
                                            Variant{FeatureMapKind::softmaxfeat, true}));
 
@@ -131,8 +131,10 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
   switch (kind) {
     case FeatureMapKind::favor:
       return std::exp(dot(k) - norm2 / 2);
-    case FeatureMapKind::softplus:
+    case FeatureMapKind::porf_softplus:
       return std::log1p(std::exp(dot(k)));
+    case FeatureMapKind::rff:
+      return 0.0;
     case FeatureMapKind::softmaxfeat: {
       double total = 0.0;
       for (int r = 0; r < m; ++r) total += std::exp(dot(r));
@@ -144,7 +146,7 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
 
 TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
   for (FeatureMapKind kind :
-       {FeatureMapKind::favor, FeatureMapKind::softplus, FeatureMapKind::softmaxfeat}) {
+       {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat}) {
     // ε = 0: the max-shifts must then cancel exactly.
     AttentionFixture f({2, 6, 2, 4, false}, 5, {kind, 0.0}, {6, 4}, 25);
     f.linear_forward();
