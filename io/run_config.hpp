@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/domain.hpp"
@@ -39,6 +40,27 @@ struct OutputConfig {
   std::string directory = "out";
 };
 
+// [grid.initial]: the grid solver's initial density ρ_0 (normalised to unit mass on the grid).
+struct GridInitialConfig {
+  std::string kind = "law";  // law (the [initial] law) | file | compact_power | sech2
+  std::string file;          // file: M cell averages, axis 0 fastest, '#' starts a comment
+  Eigen::VectorXd centre;    // compact_power, sech2
+  double radius = 1.0;       // compact_power: (R² − |x − centre|²)_+^exponent
+  double exponent = 0.5;
+  double width = 1.0;  // sech2: Π_a sech²((x_a − centre_a)/width)
+};
+
+// [grid]: the McKean–Vlasov grid solver run side by side with the particles by `cpm run`.
+struct GridConfig {
+  Eigen::VectorXi cells;         // cells per axis
+  Eigen::VectorXd lower, upper;  // grid box; D's bounding box when empty (required for whole_space)
+  double cfl = 0.5;              // fraction of the stability bound per step, in (0, 1]
+  double step = 0.0;             // fixed step, checked against the bound; 0: from the bound
+  GridInitialConfig initial;
+  int directions = 16;         // sliced Wasserstein directions
+  double mmd_bandwidth = 0.0;  // Gaussian MMD σ; 0: a twentieth of the smallest box side
+};
+
 struct RunConfig {
   std::string source;  // file name, or "embedded default"
   Eigen::Index n = 100;
@@ -49,6 +71,7 @@ struct RunConfig {
   InitialLaw initial;
   DynamicsConfig dynamics;
   OutputConfig output;
+  std::optional<GridConfig> grid;  // present when the config has a [grid] section
 };
 
 RunConfig parse_run_config(const std::string& toml_text, const std::string& source);
