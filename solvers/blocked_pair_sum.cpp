@@ -70,7 +70,7 @@ class TileRows {
         dz_(scratch + 2 * d_) {}
 
   double row(Index i, Index lo, Index hi) {
-    for (int a = 0; a < d_; ++a) {
+    for (int a = 0; a < dims(); ++a) {
       xi_[a] = SimdDouble(p_.x(a)[i]);
       acc_[a] = SimdDouble(0.0);
     }
@@ -82,36 +82,44 @@ class TileRows {
     }
     for (; j + kLanes <= hi; j += kLanes) step<false>(j, lo, hi);
     if (j < hi) step<true>(j, lo, hi);
-    for (int a = 0; a < d_; ++a) p_.g(a)[i] += xsimd::hadd(acc_[a]);
+    for (int a = 0; a < dims(); ++a) p_.g(a)[i] += xsimd::hadd(acc_[a]);
     return Energy ? xsimd::hadd(energy_) : 0.0;
   }
 
  private:
-  // Lanes outside [lo, hi) get factor and value zero; their (unchanged) gradient entries are
+  // Lanes outside [lo, hi) get h and value zero; their (unchanged) gradient entries are
   // rewritten, which is safe: they belong to the same block (j ≤ i) or to the padding.
   template <bool Masked>
   void step(Index j, Index lo, Index hi) {
-    SimdDouble r2(0.0);
-    for (int a = 0; a < d_; ++a) {
+    dz_[0] = xi_[0] - SimdDouble::load_aligned(p_.x(0) + j);
+    SimdDouble r2 = dz_[0] * dz_[0];
+    for (int a = 1; a < dims(); ++a) {
       dz_[a] = xi_[a] - SimdDouble::load_aligned(p_.x(a) + j);
       r2 = xsimd::fma(dz_[a], dz_[a], r2);
     }
     SimdPairTerms t = w_.template evaluate<Energy>(r2);
     if constexpr (Masked) {
       const SimdMask inside = lanes_in_range(double(j), double(lo), double(hi));
-      t.factor = xsimd::select(inside, t.factor, SimdDouble(0.0));
+      t.minus_factor = xsimd::select(inside, t.minus_factor, SimdDouble(0.0));
       if constexpr (Energy) t.value = xsimd::select(inside, t.value, SimdDouble(0.0));
     }
-    for (int a = 0; a < d_; ++a) {
-      acc_[a] = xsimd::fma(t.factor, dz_[a], acc_[a]);
+    // ∇W(x_i − x_j) = −h dz goes to row i, +h dz to row j.
+    for (int a = 0; a < dims(); ++a) {
+      acc_[a] = fnma(t.minus_factor, dz_[a], acc_[a]);
       double* gj = p_.g(a) + j;
-      xsimd::fnma(t.factor, dz_[a], SimdDouble::load_aligned(gj)).store_aligned(gj);
+      xsimd::fma(t.minus_factor, dz_[a], SimdDouble::load_aligned(gj)).store_aligned(gj);
     }
     if constexpr (Energy) energy_ += t.value;
   }
 
   const Evaluator w_;
   const PaddedParticles p_;
+  // The dimension, a compile-time constant in the specialised loops (so they unroll).
+  int dims() const {
+    if constexpr (D > 0) return D;
+    return d_;
+  }
+
   const int d_;
   PerCoordinate<D> xi_, acc_, dz_;
   SimdDouble energy_;
@@ -184,27 +192,31 @@ class BlockedPairSum final : public InteractionSum {
       positions_.assign(static_cast<std::size_t>(blocks * block_ * d), 0.0);
       gradients_.assign(positions_.size(), 0.0);
       block_energy_.assign(blocks, 0.0);
+      block_dependency_.assign(blocks, 0);
       layout_ = {positions_.data(), gradients_.data(), blocks * block_, n, d};
     }
     const std::size_t scratch_needed = static_cast<std::size_t>(3 * d * threads);
     if (scratch_.size() < scratch_needed) scratch_.resize(scratch_needed);
   }
 
-  // Round by round; inside a round the tiles touch disjoint blocks. Each tile's energy is
-  // added to its first block's slot, so every sum runs in an order fixed by n alone.
+  // Each tile is an OpenMP task that depends on its two blocks, created in schedule order:
+  // tiles sharing a block run one after another in that order, so every block's sums (and the
+  // energy slot of each tile's first block) run in an order fixed by n alone; tiles of
+  // different blocks run in parallel with no barrier between rounds.
   template <int D, bool Energy>
   void run() {
-    const auto& tiles = schedule_.tiles();
+    const std::vector<Tile>& tiles = schedule_.tiles();
+    char* block = block_dependency_.data();
 #pragma omp parallel
-    {
-      SimdDouble* scratch = scratch_.data() + 3 * layout_.dim * omp_get_thread_num();
-      for (int r = 0; r < schedule_.rounds(); ++r) {
-        const auto begin = static_cast<long>(schedule_.round_begin(r));
-        const auto end = static_cast<long>(schedule_.round_begin(r + 1));
-#pragma omp for schedule(dynamic, 1)
-        for (long t = begin; t < end; ++t)
-          block_energy_[tiles[t].first_block] +=
-              interact_tile<D, Energy>(w_, layout_, block_, tiles[t], scratch);
+#pragma omp single
+    for (const Tile tile : tiles) {
+      char* first = block + tile.first_block;
+      char* second = block + tile.second_block;
+#pragma omp task firstprivate(tile) depend(inout : first[0], second[0])
+      {
+        SimdDouble* scratch = scratch_.data() + 3 * layout_.dim * omp_get_thread_num();
+        block_energy_[tile.first_block] +=
+            interact_tile<D, Energy>(w_, layout_, block_, tile, scratch);
       }
     }
   }
@@ -214,6 +226,7 @@ class BlockedPairSum final : public InteractionSum {
   TileSchedule schedule_{1};
   AlignedDoubles positions_, gradients_;
   std::vector<double> block_energy_;
+  std::vector<char> block_dependency_;  // addresses for the task dependencies, one per block
   std::vector<SimdDouble> scratch_;
   PaddedParticles layout_{nullptr, nullptr, 0, -1, 0};
 };

@@ -1,7 +1,8 @@
 #pragma once
 // The pair interactions of physics/riesz_kernel.hpp, evaluated on a register of r² values at
-// once: W(z) = f(r²) and ∇W(z) = g(r²) z, as there. Each evaluator returns the gradient factor g
-// and, when asked, the value f; the blocked pair loop is written once over them.
+// once: W(z) = f(r²) and ∇W(z) = g(r²) z, as there. Each evaluator returns h = −g (positive for
+// the repulsive kernels, so no negation is spent in the loop) and, when asked, the value f; the
+// blocked pair loop is written once over them.
 // Powers avoid pow() where a cheaper identity exists: r^{-1/2} = (r²)^{-1/4} = 1/√(r² · (1/√r²)).
 #include <stdexcept>
 
@@ -11,72 +12,72 @@
 namespace cpm {
 
 struct SimdPairTerms {
-  SimdDouble factor;  // g(r²), with ∇W(z) = g(r²) z
-  SimdDouble value;   // f(r²) = W(z); left zero unless the energy is asked for
+  SimdDouble minus_factor;  // h(r²) = −g(r²), so ∇W(z) = −h z (h > 0 for a repulsive kernel)
+  SimdDouble value;         // f(r²) = W(z); left zero unless the energy is asked for
 };
 
-// W = r^{-s} for any s > 0: f = exp(−(s/2) log r²), g = −s f / r².
+// W = r^{-s} for any s > 0: with L = log r², h = s exp(−(s/2 + 1) L) and f = h r² / s.
 struct SimdRieszPower {
   double s;
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
-    const SimdDouble f = xsimd::exp(SimdDouble(-0.5 * s) * xsimd::log(r2));
-    return {SimdDouble(-s) * f * reciprocal(r2), Energy ? f : SimdDouble(0.0)};
+    const SimdDouble h = SimdDouble(s) * xsimd::exp(SimdDouble(-0.5 * s - 1.0) * xsimd::log(r2));
+    return {h, Energy ? SimdDouble(1.0 / s) * h * r2 : SimdDouble(0.0)};
   }
 };
 
-// W = r^{-1/2} (s = 1/2): with y = 1/r, f = 1/√r = 1/√(r² y), g = −f y² / 2.
+// W = r^{-1/2} (s = 1/2): with y = 1/r, f = 1/√r = 1/√(r² y) and h = f y² / 2.
 struct SimdRieszQuarter {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     const SimdDouble y = reciprocal_sqrt(r2);
     const SimdDouble f = reciprocal_sqrt(r2 * y);
-    return {SimdDouble(-0.5) * f * (y * y), Energy ? f : SimdDouble(0.0)};
+    return {SimdDouble(0.5) * f * (y * y), Energy ? f : SimdDouble(0.0)};
   }
 };
 
-// W = 1/r (s = 1, Coulomb in 3D): f = y = 1/r, g = −y³.
+// W = 1/r (s = 1, Coulomb in 3D): f = y = 1/r, h = y³.
 struct SimdRieszInverse {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     const SimdDouble y = reciprocal_sqrt(r2);
-    return {-(y * y * y), Energy ? y : SimdDouble(0.0)};
+    return {y * y * y, Energy ? y : SimdDouble(0.0)};
   }
 };
 
-// W = −log r: f = −½ log r², g = −1/r².
+// W = −log r: f = −½ log r², h = 1/r².
 struct SimdRieszLog {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
-    return {-reciprocal(r2), Energy ? SimdDouble(-0.5) * xsimd::log(r2) : SimdDouble(0.0)};
+    return {reciprocal(r2), Energy ? SimdDouble(-0.5) * xsimd::log(r2) : SimdDouble(0.0)};
   }
 };
 
-// W = −r: f = −r² y, g = −y with y = 1/r.
+// W = −r: with y = 1/r, f = −r² y and h = y.
 struct SimdRieszLinear {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     const SimdDouble y = reciprocal_sqrt(r2);
-    return {-y, Energy ? -(r2 * y) : SimdDouble(0.0)};
+    return {y, Energy ? SimdDouble(-1.0) * r2 * y : SimdDouble(0.0)};
   }
 };
 
-// W = κ r²/2: g = κ.
+// W = κ r²/2: h = −κ.
 struct SimdQuadraticPair {
   double kappa;
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
-    return {SimdDouble(kappa), Energy ? SimdDouble(0.5 * kappa) * r2 : SimdDouble(0.0)};
+    return {SimdDouble(-kappa), Energy ? SimdDouble(0.5 * kappa) * r2 : SimdDouble(0.0)};
   }
 };
 
-// W = κ r: g = κ/r.
+// W = κ r: h = −κ/r, f = κ r² / r.
 struct SimdAbsolutePair {
   double kappa;
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
-    const SimdDouble ky = SimdDouble(kappa) * reciprocal_sqrt(r2);
-    return {ky, Energy ? r2 * ky : SimdDouble(0.0)};
+    const SimdDouble y = reciprocal_sqrt(r2);
+    return {SimdDouble(-kappa) * y, Energy ? SimdDouble(kappa) * r2 * y : SimdDouble(0.0)};
   }
 };
 
