@@ -4,6 +4,7 @@
 // (HDF5: one group per key prefix, one attribute per key) and restarts read it back.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,5 +25,14 @@ class ParameterSet {
  private:
   std::map<std::string, Value> entries_;
 };
+
+// The value as it would be written in the TOML configuration: 0.5, 7, "riesz", [1, 2].
+std::string to_string(const ParameterSet::Value& value);
+
+// The first key (in sorted order) whose value differs between `a` and `b`, or that only one of
+// them holds, skipping keys equal to or below an entry of `ignored` ("output" skips
+// "output.directory"). A restart uses it to refuse a checkpoint written with another model.
+std::optional<std::string> first_difference(const ParameterSet& a, const ParameterSet& b,
+                                            const std::vector<std::string>& ignored = {});
 
 }  // namespace cpm
