@@ -2,9 +2,11 @@
 
 #include <stdexcept>
 
+#include "io/config_error.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/langevin.hpp"
+#include "solvers/particle_mesh_sum.hpp"
 
 namespace cpm {
 
@@ -17,6 +19,15 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
   const std::string& method = config.interaction.method;
   if (method == "reference") return make_reference_pair_sum(config.interaction.kernel);
   if (method == "direct") return make_blocked_pair_sum(config.interaction.kernel);
+  if (method == "mesh") {
+    const Domain& domain = config.domain;
+    if (!domain.lower().allFinite() || domain.dim() > 3)
+      throw ConfigError(
+          config.source +
+          ": interaction.method: mesh needs a bounded domain (ball or box) in d <= 3");
+    return make_particle_mesh_sum(config.interaction.kernel, domain.lower(), domain.upper(),
+                                  default_mesh_cells(config.n, domain.dim()));
+  }
   throw std::invalid_argument("interaction method '" + method + "' is not available");
 }
 
