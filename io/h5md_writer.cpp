@@ -27,7 +27,9 @@ void write_parameters(const H5::Group& root, const ParameterSet& parameters) {
   }
 }
 
-H5::H5File create_file(const std::string& path, bool overwrite) {
+H5::H5File create_file(const std::string& path, Eigen::Index particles, int dim, bool overwrite) {
+  if (particles < 1 || dim < 1)
+    throw std::invalid_argument(path + ": needs N ≥ 1 particles and d ≥ 1");
   if (!overwrite && std::filesystem::exists(path))
     throw ConfigError(path + ": exists already; pass --overwrite or choose another output folder");
   hdf5::record_library_errors();
@@ -47,9 +49,7 @@ H5mdWriter::H5mdWriter(const std::string& path, const H5mdHeader& header,
       header_(header),
       particles_(particles),
       dim_(dim),
-      file_((particles >= 1 && dim >= 1)
-                ? create_file(path, overwrite)
-                : throw std::invalid_argument(path + ": needs N ≥ 1 particles and d ≥ 1")) {
+      file_(create_file(path, particles, dim, overwrite)) {
   const H5::Group root = file_.openGroup("/");
   const H5::Group h5md = root.createGroup("h5md");
   hdf5::write_attribute(h5md, "version", std::vector<std::int64_t>{1, 1});
