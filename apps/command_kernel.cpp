@@ -11,6 +11,7 @@ namespace cpm::app {
 void add_kernel_command(CLI::App& app) {
   struct Options {
     std::string config;
+    std::string output;
     KernelStudyOptions study;
     bool quiet = false;
   };
@@ -20,9 +21,11 @@ void add_kernel_command(CLI::App& app) {
   kernel->add_option("config", options->config, "TOML configuration file")->required();
   kernel->add_flag("--overwrite", options->study.overwrite,
                    "replace results in an existing output folder");
+  kernel->add_option("--output", options->output, "output folder (overrides output.directory)");
   kernel->add_flag("--quiet", options->quiet, "no progress output");
   kernel->callback([options] {
-    const KernelConfig config = load_kernel_config(options->config);
+    KernelConfig config = load_kernel_config(options->config);
+    if (!options->output.empty()) config.output_directory = options->output;
     options->study.progress = !options->quiet;
     run_kernel_study(config, options->study);
   });

@@ -10,7 +10,7 @@ namespace cpm {
 Eigen::MatrixXd gaussian_features(Eigen::Index n, Eigen::Index d, double scale, std::uint64_t seed,
                                   std::uint64_t replica) {
   Eigen::MatrixXd w(n, d);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * d > 4096)
   for (Eigen::Index k = 0; k < n; ++k) {
     RandomStream s(seed, RandomPurpose::initial_positions, replica, static_cast<std::uint64_t>(k));
     for (Eigen::Index a = 0; a < d; ++a) w(k, a) = scale * s.normal();
@@ -22,7 +22,7 @@ Eigen::MatrixXd orthogonal_gaussian_features(Eigen::Index n, Eigen::Index d, dou
                                              std::uint64_t seed, std::uint64_t replica) {
   Eigen::MatrixXd w(n, d);
   const Eigen::Index blocks = (n + d - 1) / d;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (blocks > 1)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     // Stream of block b: a d×d Gaussian matrix, then the d row norms.
     RandomStream s(seed, RandomPurpose::initial_positions, replica, static_cast<std::uint64_t>(b));

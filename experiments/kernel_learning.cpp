@@ -21,7 +21,7 @@ PairwiseDistanceSummary pairwise_distances(const Eigen::MatrixXd& w) {
   // ‖ω_k − ω_l‖² = ‖ω_k‖² + ‖ω_l‖² − 2 ω_kᵀω_l, from one Gram matrix.
   const Eigen::MatrixXd gram = w * w.transpose();
   double min2 = std::numeric_limits<double>::infinity(), sum = 0.0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(min : min2) reduction(+ : sum)
+#pragma omp parallel for schedule(dynamic, 16) reduction(min : min2) reduction(+ : sum) if (n > 256)
   for (Eigen::Index k = 0; k < n; ++k)
     for (Eigen::Index l = k + 1; l < n; ++l) {
       const double r2 = std::max(gram(k, k) + gram(l, l) - 2.0 * gram(k, l), 0.0);

@@ -90,11 +90,11 @@ LinearClassifier LinearClassifier::fit(const Eigen::MatrixXd& features,
     throw std::invalid_argument("classifier: features and labels differ in number of rows");
   LinearClassifier c;
   const Eigen::Index n = features.rows(), n_features = features.cols();
+  // Centred features scaled by 1/√N: the penalty is then that of kernel ridge (or kernel
+  // logistic) regression with the feature kernel K_Ω = ΦΦᵀ/N itself.
   c.mean_ = features.colwise().mean();
-  Eigen::MatrixXd f = features.rowwise() - c.mean_;
-  const Eigen::RowVectorXd sd = (f.colwise().squaredNorm() / static_cast<double>(n)).cwiseSqrt();
-  c.inverse_scale_ = sd.unaryExpr([](double v) { return v > 1e-12 ? 1.0 / v : 0.0; });
-  f.array().rowwise() *= c.inverse_scale_.array();
+  c.feature_scale_ = 1.0 / std::sqrt(static_cast<double>(n_features));
+  const Eigen::MatrixXd f = (features.rowwise() - c.mean_) * c.feature_scale_;
 
   if (settings.kind == ClassifierSettings::Kind::ridge) {
     // Centred features: the bias is the target mean; W = (FᵀF + n l2 I)⁻¹ Fᵀ (Y − Ȳ).
@@ -124,9 +124,7 @@ LinearClassifier LinearClassifier::fit(const Eigen::MatrixXd& features,
 }
 
 Eigen::MatrixXd LinearClassifier::scores(const Eigen::MatrixXd& features) const {
-  Eigen::MatrixXd f = features.rowwise() - mean_;
-  f.array().rowwise() *= inverse_scale_.array();
-  return affine_scores(f, weights_);
+  return affine_scores((features.rowwise() - mean_) * feature_scale_, weights_);
 }
 
 Eigen::MatrixXd LinearClassifier::probabilities(const Eigen::MatrixXd& features) const {

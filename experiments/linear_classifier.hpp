@@ -5,7 +5,8 @@
 //  * ridge: least squares on one-hot targets + l2·‖W‖² per sample, solved in closed form; its
 //    scores s become probabilities softmax(a s) with the temperature a fitted on the training
 //    set (a one-dimensional convex problem, by Newton's method).
-// Features are standardised with the training set's column means and deviations first.
+// Features are centred with the training means and scaled by 1/√N, so that the penalty is the
+// one of kernel ridge / kernel logistic regression with the feature kernel K_Ω = ΦΦᵀ/N.
 #include <Eigen/Dense>
 #include <string>
 
@@ -29,7 +30,7 @@ class LinearClassifier {
   Eigen::MatrixXd probabilities(const Eigen::MatrixXd& features) const;
   // The regularised training objective of the logistic model and its gradient with respect to
   // the weights (N+1, C), last row the bias; exposed for tests.
-  static double logistic_objective(const Eigen::MatrixXd& standardised,
+  static double logistic_objective(const Eigen::MatrixXd& scaled_features,
                                    const Eigen::VectorXi& labels, const Eigen::MatrixXd& weights,
                                    double l2, Eigen::MatrixXd* gradient);
 
@@ -39,7 +40,8 @@ class LinearClassifier {
  private:
   Eigen::MatrixXd scores(const Eigen::MatrixXd& features) const;
 
-  Eigen::RowVectorXd mean_, inverse_scale_;
+  Eigen::RowVectorXd mean_;
+  double feature_scale_ = 1.0;
   Eigen::MatrixXd weights_;   // (N+1, C)
   double temperature_ = 1.0;  // multiplies the scores (ridge)
   int iterations_ = 0;

@@ -23,7 +23,7 @@ LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, 
   const double radius =
       t.radius > 0.0 ? t.radius
                      : std::sqrt(t.dim * std::pow(1.0 - 2.0 / (9.0 * t.dim), 3.0));  // median χ_d
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * t.dim > 16384)
   for (Eigen::Index i = 0; i < n; ++i) {
     RandomStream s(seed, RandomPurpose::experiment, family, static_cast<std::uint64_t>(i));
     switch (t.kind) {

@@ -5,7 +5,32 @@
 
 #include "core/random_stream.hpp"
 
+// GCC 12 reports a false "used uninitialized" inside its AVX-512 headers when xsimd inlines them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+
 namespace cpm {
+
+namespace {
+
+// Parallelise elementwise loops only when the work outweighs the cost of a parallel region.
+constexpr Eigen::Index kParallelEntries = Eigen::Index{1} << 17;
+
+// out[i] = factor · f(z[i] + phase) over a contiguous column, with xsimd's vectorised sin/cos.
+template <class F>
+void shifted_trig(const double* z, double phase, double factor, const F& f, double* out,
+                  Eigen::Index n) {
+  using Batch = xsimd::batch<double>;
+  constexpr Eigen::Index width = Batch::size;
+  Eigen::Index i = 0;
+  for (; i + width <= n; i += width)
+    (factor * f(Batch::load_unaligned(z + i) + phase)).store_unaligned(out + i);
+  for (; i < n; ++i) out[i] = factor * f(xsimd::batch<double>(z[i] + phase)).get(0);
+}
+
+}  // namespace
 
 double SoftmaxFeature::value(const Eigen::VectorXd& x, const Eigen::MatrixXd& particles,
                              Eigen::Index k) const {
@@ -84,9 +109,11 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
   }
   switch (kind_) {
     case FeatureMapKind::rff:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k)
-        phi.col(k) = std::sqrt(2.0) * (z.col(k).array() + phases_[k]).cos();
+        shifted_trig(
+            z.col(k).data(), phases_[k], std::sqrt(2.0),
+            [](const auto& v) { return xsimd::cos(v); }, phi.col(k).data(), n);
       break;
     case FeatureMapKind::favor: {
       // exponent ω_kᵀx_i − ‖x_i‖²/2, max-shifted per row on request.
@@ -97,12 +124,12 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
         *row_shift = phi.rowwise().maxCoeff();
         phi.colwise() -= *row_shift;
       }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k) phi.col(k) = phi.col(k).array().exp();
       break;
     }
     case FeatureMapKind::porf_softplus:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k)
         phi.col(k) = z.col(k).array().max(0.0) + (-z.col(k).array().abs()).exp().log1p();
       break;
@@ -129,10 +156,13 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
   switch (kind_) {
     case FeatureMapKind::rff:
       // Φ = √2 cos(Z + b)  →  dZ = dΦ ⊙ (−√2 sin(Z + b))
-#pragma omp parallel for schedule(static)
-      for (Eigen::Index k = 0; k < m; ++k)
-        work.col(k) =
-            -std::sqrt(2.0) * d_phi.col(k).array() * (z.col(k).array() + phases_[k]).sin();
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
+      for (Eigen::Index k = 0; k < m; ++k) {
+        shifted_trig(
+            z.col(k).data(), phases_[k], -std::sqrt(2.0),
+            [](const auto& v) { return xsimd::sin(v); }, work.col(k).data(), n);
+        work.col(k).array() *= d_phi.col(k).array();
+      }
       break;
     case FeatureMapKind::favor:
       // Φ = exp(Z − ‖x‖²/2 [− shift])  →  dZ = dΦ ⊙ Φ
@@ -140,7 +170,7 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
       break;
     case FeatureMapKind::porf_softplus:
       // Φ = softplus(Z)  →  dZ = dΦ ⊙ σ(Z),  σ(Z) = 1 − exp(−Φ) computed as −expm1(−Φ)
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k)
         work.col(k) = -d_phi.col(k).array() *
                       (-phi.col(k).array()).unaryExpr([](double v) { return std::expm1(v); });
