@@ -82,8 +82,10 @@ class ParticleMeshSum final : public InteractionSum {
     if (x.cols() != d) throw std::invalid_argument("particle-mesh sum: wrong particle dimension");
     const Eigen::Index n = x.rows();
     stencils_.resize(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index k = 0; k < n; ++k) stencils_[k] = stencil(x, k);
+    bool inside = true;
+#pragma omp parallel for schedule(static) reduction(&& : inside)
+    for (Eigen::Index k = 0; k < n; ++k) inside = stencil(x, k, stencils_[k]) && inside;
+    if (!inside) throw std::out_of_range("particle-mesh sum: a particle left the box of the mesh");
 
     // 1. Deposit, in particle order (so the sums do not depend on the thread count).
     std::fill(density_.begin(), density_.end(), 0.0);
@@ -140,18 +142,18 @@ class ParticleMeshSum final : public InteractionSum {
     return e == 0 ? 1 : base * pow_int(base, e - 1);
   }
 
-  Stencil stencil(const Eigen::MatrixXd& x, Eigen::Index k) const {
-    Stencil st{0};
+  // The stencil of particle k; false when it is too close to the edge of the grid (or not finite).
+  bool stencil(const Eigen::MatrixXd& x, Eigen::Index k, Stencil& st) const {
+    st = Stencil{0};
     for (int a = 0; a < grid_.dim(); ++a) {
       // Position in units of cells, measured from the first cell centre.
       const double u = (x(k, a) - grid_.lower()[a]) / grid_.spacing(a) - 0.5;
       const double base = std::floor(u);
-      if (!(base >= kMargin - 1 && base <= grid_.cells(a) - kMargin - 1))
-        throw std::out_of_range("particle-mesh sum: a particle left the box of the mesh");
+      if (!(base >= kMargin - 1 && base <= grid_.cells(a) - kMargin - 1)) return false;
       st.t[a] = u - base;
       st.base += static_cast<Eigen::Index>(base) * grid_.stride(a);
     }
-    return st;
+    return true;
   }
 
   Eigen::Index corner_cell(const Stencil& st, int corner) const {
