@@ -8,5 +8,7 @@ namespace cpm::app {
 void add_run_command(CLI::App& app);
 void add_kernel_command(CLI::App& app);
 void add_ldp_command(CLI::App& app);
+void add_converge_command(CLI::App& app);
+void add_train_commands(CLI::App& app);
 
 }  // namespace cpm::app

@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   cpm::app::add_run_command(app);
   cpm::app::add_kernel_command(app);
   cpm::app::add_ldp_command(app);
+  cpm::app::add_converge_command(app);
+  cpm::app::add_train_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

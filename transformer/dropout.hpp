@@ -1,7 +1,9 @@
 #pragma once
 // Inverted dropout: each entry is kept with probability 1 − p and scaled by 1/(1 − p). The mask of
 // a training step is a pure function of (seed, site, step, token), so it does not depend on the
-// thread count; it is stored (as the multiplier 0 or 1/(1 − p)) for the backward pass.
+// thread count; it is stored (as the multiplier 0 or 1/(1 − p)) for the backward pass. Each token
+// takes one 64-bit key from its Philox stream and expands it with SplitMix64 into its C draws
+// (dropout needs no more than that, and one Philox call per entry would cost more than the layer).
 #include <cstddef>
 #include <cstdint>
 
@@ -23,7 +25,15 @@ void dropout_mask(T* mask, double p, std::uint64_t seed, std::uint64_t site, std
     }
     RandomStream stream(seed, RandomPurpose::minibatch, 1000 + site, static_cast<std::uint64_t>(n),
                         step);
-    for (int i = 0; i < c; ++i) m[i] = stream.uniform() < p ? T(0) : keep_scale;
+    std::uint64_t state = static_cast<std::uint64_t>(stream.uniform() * 9007199254740992.0);
+    const auto threshold = static_cast<std::uint64_t>(p * 4294967296.0);
+    for (int i = 0; i < c; ++i) {
+      std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);  // SplitMix64
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      z ^= z >> 31;
+      m[i] = (z >> 32) < threshold ? T(0) : keep_scale;
+    }
   }
 }
 

@@ -1,8 +1,26 @@
 #pragma once
 // Affine layer y = W x + b over every token (llm.c's matmul_forward / matmul_backward).
+// Tokens are split into kTokenChunks fixed chunks processed in parallel, each by one
+// single-threaded matrix product; the weight gradient is the sum of the chunks' partial products
+// added in chunk order, so results do not depend on the number of threads.
+#include <algorithm>
+
 #include "transformer/tensor_map.hpp"
 
 namespace cpm {
+
+inline constexpr int kTokenChunks = 8;
+
+// Scratch the backward pass needs for the per-chunk weight gradients, in elements of T.
+inline std::size_t linear_backward_scratch(int c, int oc) {
+  return static_cast<std::size_t>(kTokenChunks) * c * oc;
+}
+
+inline std::pair<int, int> token_chunk(int k, int tokens) {
+  const int begin = static_cast<int>(static_cast<long>(tokens) * k / kTokenChunks);
+  const int end = static_cast<int>(static_cast<long>(tokens) * (k + 1) / kTokenChunks);
+  return {begin, end - begin};
+}
 
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC); bias may be null.
 template <class T>
@@ -11,19 +29,46 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
   ConstMatrixMap<T> w_t(weight, c, oc);  // Wᵀ, (C, OC)
   ConstMatrixMap<T> x(in, c, tokens);
   MatrixMap<T> y(out, oc, tokens);
-  y.noalias() = w_t.transpose() * x;
-  if (bias) y.colwise() += ConstVectorMap<T>(bias, oc);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < kTokenChunks; ++k) {
+    const auto [begin, count] = token_chunk(k, tokens);
+    if (count == 0) continue;
+    auto y_k = y.middleCols(begin, count);
+    y_k.noalias() = w_t.transpose() * x.middleCols(begin, count);  // (OC, C)(C, n_k)
+    if (bias) y_k.colwise() += ConstVectorMap<T>(bias, oc);
+  }
 }
 
-// Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten), dW += dout xᵀ, db += Σ_n dout.
+// Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten, if non-null), dW += dout xᵀ,
+// db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements.
 template <class T>
 void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
-                     int tokens, int c, int oc) {
+                     int tokens, int c, int oc, T* scratch) {
   ConstMatrixMap<T> w_t(weight, c, oc);
   ConstMatrixMap<T> x(in, c, tokens);
   ConstMatrixMap<T> dy(dout, oc, tokens);
-  if (din) MatrixMap<T>(din, c, tokens).noalias() = w_t * dy;    // (C, OC)(OC, N)
-  MatrixMap<T>(dweight, c, oc).noalias() += x * dy.transpose();  // (C, N)(N, OC)
+  const std::size_t block = static_cast<std::size_t>(c) * oc;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < kTokenChunks; ++k) {
+    const auto [begin, count] = token_chunk(k, tokens);
+    MatrixMap<T> partial(scratch + k * block, c, oc);
+    if (count == 0) {
+      partial.setZero();
+      continue;
+    }
+    if (din)
+      MatrixMap<T>(din, c, tokens).middleCols(begin, count).noalias() =
+          w_t * dy.middleCols(begin, count);  // (C, OC)(OC, n_k)
+    partial.noalias() =
+        x.middleCols(begin, count) * dy.middleCols(begin, count).transpose();  // (C, n_k)(n_k, OC)
+  }
+  const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(block);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < size; ++i) {
+    T sum = dweight[i];
+    for (int k = 0; k < kTokenChunks; ++k) sum += scratch[k * block + i];
+    dweight[i] = sum;
+  }
   if (dbias) add_token_sums(dbias, dout, oc, tokens);
 }
 

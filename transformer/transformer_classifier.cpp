@@ -191,6 +191,9 @@ void TransformerClassifier<T>::allocate_activations() {
   d_pooled_ = d_qkv_ + R * N;
   d_logits_ = d_pooled_ + C * B;
 
+  const std::size_t widest = std::max({R * C, F * C, C * C, K * C});
+  linear_scratch_.assign(kTokenChunks * widest, T(0));
+
   const int threads = max_threads();
   const std::size_t per_thread = linear ? linear_attention_scratch(m, max_length_, hs)
                                         : softmax_attention_scratch(max_length_);
@@ -291,8 +294,8 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
 
   cross_entropy_backward(d_logits_, probs_, batch.labels, B, K);
   // logits = W_cls pooled + b
-  linear_backward(d_pooled_, grad(cls_w_), grad(cls_b_), d_logits_, pooled_, param(cls_w_), B, C,
-                  K);
+  linear_backward(d_pooled_, grad(cls_w_), grad(cls_b_), d_logits_, pooled_, param(cls_w_), B, C, K,
+                  linear_scratch_.data());
   // pooled = mean_{t<len} lnf_t
   mean_pooling_backward(d_a_, d_pooled_, batch.lengths, B, L, C);
   // lnf = LN(top)
@@ -310,11 +313,12 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
       std::copy_n(d_residual_, NC, d_a_);
     // fc_proj = W fc_gelu + b
     linear_backward(d_ff_a_, grad(w.fc_proj_w), grad(w.fc_proj_b), d_a_, a.fc_gelu,
-                    param(w.fc_proj_w), N, F, C);
+                    param(w.fc_proj_w), N, F, C, linear_scratch_.data());
     // fc_gelu = gelu(fc)
     gelu_backward(d_ff_b_, a.fc, d_ff_a_, static_cast<std::ptrdiff_t>(N) * F);
     // fc = W ln2 + b
-    linear_backward(d_a_, grad(w.fc_w), grad(w.fc_b), d_ff_b_, a.ln2, param(w.fc_w), N, C, F);
+    linear_backward(d_a_, grad(w.fc_w), grad(w.fc_b), d_ff_b_, a.ln2, param(w.fc_w), N, C, F,
+                    linear_scratch_.data());
     // ln2 = LN(residual); adds the branch to d residual
     layer_norm_backward(d_residual_, grad(w.ln2_w), grad(w.ln2_b), d_a_, a.residual, param(w.ln2_w),
                         a.ln2_mean, a.ln2_rstd, N, C);
@@ -324,7 +328,8 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
     else
       std::copy_n(d_residual_, NC, d_a_);
     // att_proj = W att + b
-    linear_backward(d_b_, grad(w.proj_w), grad(w.proj_b), d_a_, a.att, param(w.proj_w), N, C, C);
+    linear_backward(d_b_, grad(w.proj_w), grad(w.proj_b), d_a_, a.att, param(w.proj_w), N, C, C,
+                    linear_scratch_.data());
     // att = attention(qkv)
     std::fill_n(d_qkv_, static_cast<std::ptrdiff_t>(N) * R, T(0));
     if (shape_.attention == AttentionKind::linear)
@@ -335,7 +340,8 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
       softmax_attention_backward(d_qkv_, d_b_, a.att, a.lse, a.qkv, batch.lengths, layout,
                                  attention_scratch_.data());
     // qkv = W ln1 + b
-    linear_backward(d_a_, grad(w.qkv_w), grad(w.qkv_b), d_qkv_, a.ln1, param(w.qkv_w), N, C, R);
+    linear_backward(d_a_, grad(w.qkv_w), grad(w.qkv_b), d_qkv_, a.ln1, param(w.qkv_w), N, C, R,
+                    linear_scratch_.data());
     // ln1 = LN(input); adds the branch to d input
     layer_norm_backward(d_residual_, grad(w.ln1_w), grad(w.ln1_b), d_a_, a.input, param(w.ln1_w),
                         a.ln1_mean, a.ln1_rstd, N, C);

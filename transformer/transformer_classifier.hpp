@@ -110,6 +110,7 @@ class TransformerClassifier {
       *logits_, *probs_;
   std::vector<T> backward_scratch_;
   T *d_residual_, *d_a_, *d_b_, *d_ff_a_, *d_ff_b_, *d_qkv_, *d_pooled_, *d_logits_;
+  std::vector<T> linear_scratch_;  // per-chunk weight gradients of the linear layers
   std::vector<T> attention_scratch_;
   std::vector<double> attention_scratch_double_;
   bool dropout_active_ = false;

@@ -183,6 +183,35 @@ TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
   }
 }
 
+// The batched attention features agree with physics/feature_maps.hpp's FeatureMap (the map Phase A
+// learns with): exactly for porf-softplus and softmaxfeat, and up to the per-point max-shift
+// factor for favor.
+TEST(AttentionFeatures, AgreeWithThePhysicsFeatureMaps) {
+  const int d = 4, m = 6, n = 5;
+  const auto x_values = random_vector(d * n, 41), omega = random_vector(m * d, 42);
+  Eigen::MatrixXd x(n, d), particles(m, d);
+  for (int j = 0; j < n; ++j)
+    for (int a = 0; a < d; ++a) x(j, a) = x_values[j * d + a];
+  for (int k = 0; k < m; ++k)
+    for (int a = 0; a < d; ++a) particles(k, a) = omega[k * d + a];
+  for (FeatureMapKind kind :
+       {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat}) {
+    const Eigen::MatrixXd reference = FeatureMap(kind).features(x, particles);  // (n, m)
+    std::vector<double> phi(m * n);
+    feature_map_forward<double>(
+        {kind, 0.0}, phi.data(),
+        ConstStridedMap<double>(x_values.data(), d, n, Eigen::OuterStride<>(d)), omega.data(), m,
+        1.0, FeatureShift::per_column);
+    for (int j = 0; j < n; ++j) {
+      const double factor = kind == FeatureMapKind::favor ? reference.row(j).maxCoeff() : 1.0;
+      for (int k = 0; k < m; ++k)
+        EXPECT_NEAR(phi[j * m + k] * factor, reference(j, k),
+                    1e-12 * (1 + std::abs(reference(j, k))))
+            << feature_map_name(kind);
+    }
+  }
+}
+
 // A sequence of length 3 alone (L = 3) and inside a batch padded to L = 8 with garbage in the
 // padding columns: the outputs at its three positions agree.
 template <class Run>

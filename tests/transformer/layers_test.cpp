@@ -3,6 +3,7 @@
 
 #include "tests/transformer/finite_difference.hpp"
 #include "transformer/cross_entropy.hpp"
+#include "transformer/dropout.hpp"
 #include "transformer/embedding.hpp"
 #include "transformer/gelu.hpp"
 #include "transformer/layer_norm.hpp"
@@ -26,7 +27,9 @@ TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
     return weighted_sum(y.data(), g);
   };
   loss();
-  linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc);
+  std::vector<double> scratch(linear_backward_scratch(c, oc));
+  linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc,
+                  scratch.data());
   expect_gradient(x, dx, loss, "dx");
   expect_gradient(w, dw, loss, "dW");
   expect_gradient(b, db, loss, "db");
@@ -110,6 +113,30 @@ TEST(TransformerLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
   loss();
   cross_entropy_backward(dz.data(), p.data(), labels, B, K);
   expect_gradient(z, dz, loss, "dlogits");
+}
+
+}  // namespace
+}  // namespace cpm
+
+namespace cpm {
+namespace {
+
+TEST(TransformerLayers, DropoutKeepsOneMinusPScaledByItsInverseAndRepeatsPerStep) {
+  const int n = 200, c = 64;
+  std::vector<float> mask(n * c), again(n * c), next(n * c);
+  dropout_mask(mask.data(), 0.25, 7, 3, 11, n, c);
+  dropout_mask(again.data(), 0.25, 7, 3, 11, n, c);
+  dropout_mask(next.data(), 0.25, 7, 3, 12, n, c);
+  double kept = 0.0, mean = 0.0;
+  for (float m : mask) {
+    EXPECT_TRUE(m == 0.0f || std::abs(m - 1.0f / 0.75f) < 1e-6f);
+    kept += m != 0.0f;
+    mean += m;
+  }
+  EXPECT_NEAR(kept / mask.size(), 0.75, 0.015);  // 12,800 draws: 4σ ≈ 0.015
+  EXPECT_NEAR(mean / mask.size(), 1.0, 0.02);
+  EXPECT_EQ(mask, again);
+  EXPECT_NE(mask, next);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+#pragma once
+// Shared set-up of the attention benchmarks: the benchmark architecture (d_model 64, 4 heads,
+// 2 layers, feed-forward 128, m = 64, no dropout) and one timed training step on random tokens.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/feature_initialisation.hpp"
+#include "core/random_stream.hpp"
+#include "transformer/adamw.hpp"
+#include "transformer/transformer_classifier.hpp"
+
+namespace cpm::bench {
+
+inline ModelShape benchmark_shape(AttentionKind attention, int length) {
+  ModelShape s;
+  s.vocabulary = 10000;
+  s.max_length = length;
+  s.d_model = 64;
+  s.heads = 4;
+  s.layers = 2;
+  s.d_ff = 128;
+  s.features = 64;
+  s.attention = attention;
+  s.feature_map = {FeatureMapKind::favor, 1e-6};
+  s.dropout = 0.0;
+  return s;
+}
+
+struct TrainingStepBench {
+  TransformerClassifier<float> model;
+  AdamW<float> optimiser;
+  std::vector<int> tokens, lengths, labels;
+  int batch, length;
+
+  TrainingStepBench(AttentionKind attention, int batch_size, int sequence_length)
+      : model(benchmark_shape(attention, sequence_length), batch_size, sequence_length),
+        optimiser(model.weight_decay_mask(), {}),
+        batch(batch_size),
+        length(sequence_length) {
+    model.initialise_parameters(1);
+    if (!model.particles().empty()) {
+      const Eigen::MatrixXd w =
+          gaussian_features(static_cast<Eigen::Index>(model.particles().size() / 16), 16, 1.0, 2);
+      for (Eigen::Index r = 0; r < w.rows(); ++r)
+        for (int a = 0; a < 16; ++a) model.particles()[r * 16 + a] = static_cast<float>(w(r, a));
+    }
+    RandomStream s(3, RandomPurpose::experiment, 0, 0);
+    tokens.resize(static_cast<std::size_t>(batch) * length);
+    for (auto& t : tokens) t = 3 + static_cast<int>(s.uniform() * 9997);
+    lengths.assign(batch, length);
+    labels.resize(batch);
+    for (auto& l : labels) l = s.uniform() < 0.5;
+  }
+
+  // Forward, backward, clipping and one AdamW step; returns seconds.
+  double step() {
+    const auto start = std::chrono::steady_clock::now();
+    const TokenBatch b{tokens.data(), lengths.data(), labels.data(), batch, length};
+    model.zero_gradients();
+    model.forward(b, false);
+    model.backward(b);
+    clip_gradient_norm(model.gradients(), 1.0);
+    optimiser.step(model.parameters(), model.gradients(), 1e-3);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // Median-free simple timing: `warmup` untimed steps, then the mean over `steps`.
+  double seconds_per_step(int warmup, int steps) {
+    for (int i = 0; i < warmup; ++i) step();
+    double total = 0.0;
+    for (int i = 0; i < steps; ++i) total += step();
+    return total / steps;
+  }
+};
+
+}  // namespace cpm::bench

@@ -1,0 +1,115 @@
+// `cpm train`, `cpm eval`, `cpm predict` end to end on a small slice of SST-2, and bad input:
+// a malformed data row, d_model not divisible by heads, a checkpoint of another model size.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../command_runner.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::fresh_directory;
+using testing::run_cpm;
+using testing::write_file;
+
+std::string small_config(const std::filesystem::path& out, const std::string& attention,
+                         int d_model = 16, int warmup_epochs = 0,
+                         const std::string& extra_data = "") {
+  std::ostringstream c;
+  c << "[data]\ndataset = \"sst2\"\nmax_length = 24\ntrain_limit = 256\neval_limit = 64\n"
+    << extra_data << "[model]\nd_model = " << d_model
+    << "\nheads = 2\nlayers = 1\nd_ff = 32\nfeatures = 8\n"
+    << "attention = \"" << attention << "\"\n"
+    << "[training]\nepochs = 1\nbatch_size = 32\nwarmup_steps = 2\n"
+    << "[phase_a]\nwarmup_epochs = " << warmup_epochs << "\nsteps = 5\nsequences = 64\n"
+    << "[output]\ndirectory = \"" << out.string() << "\"\n";
+  return c.str();
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(TrainCommand, TrainsEvaluatesAndPredictsOnSst2Slice) {
+  const auto dir = fresh_directory("train_ok");
+  const auto out = dir / "run";
+  write_file(dir / "train.toml", small_config(out, "kernel-favor"));
+  const auto r = run_cpm("train " + (dir / "train.toml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  const std::string metrics = read(out / "metrics.csv");
+  for (const char* c : {"clean", "word_dropout_10", "word_dropout_20", "adjacent_swaps"})
+    EXPECT_NE(metrics.find(c), std::string::npos) << c;
+  EXPECT_TRUE(std::filesystem::exists(out / "model.h5"));
+  EXPECT_TRUE(std::filesystem::exists(out / "phase_a.csv"));
+  EXPECT_TRUE(std::filesystem::exists(out / "training_log.csv"));
+  EXPECT_EQ(run_cpm("eval " + (dir / "train.toml").string()).exit_code, 0);
+  EXPECT_EQ(run_cpm("predict " + (out / "model.h5").string() + " --text 'a moving , funny film'")
+                .exit_code,
+            0);
+}
+
+TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
+  const auto dir = fresh_directory("train_warmup");
+  write_file(dir / "train.toml", small_config(dir / "run", "kernel-porf-softplus", 16, 1));
+  const auto r = run_cpm("train " + (dir / "train.toml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  EXPECT_TRUE(std::filesystem::exists(dir / "run" / "phase_a.csv"));
+}
+
+TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
+  const auto dir = fresh_directory("train_bad");
+  // A malformed row on line 3 of the training file.
+  std::filesystem::create_directories(dir / "data");
+  write_file(dir / "data" / "train.tsv", "sentence\tlabel\ngood\t1\nbad\tmaybe\n");
+  write_file(dir / "data" / "dev.tsv", "sentence\tlabel\nfine\t1\n");
+  write_file(dir / "malformed.toml",
+             small_config(dir / "m", "softmax", 16, 0,
+                          "directory = \"" + (dir / "data").string() + "\"\n"));
+  auto r = run_cpm("train " + (dir / "malformed.toml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("train.tsv:3: label must be 0 or 1"), std::string::npos)
+      << r.standard_error;
+  EXPECT_EQ(std::count(r.standard_error.begin(), r.standard_error.end(), '\n'), 1);
+
+  write_file(dir / "heads.toml", small_config(dir / "h", "softmax", 17));
+  r = run_cpm("train " + (dir / "heads.toml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("model.heads: d_model = 17 is not divisible by heads = 2"),
+            std::string::npos)
+      << r.standard_error;
+
+  // A checkpoint trained with d_model 16, evaluated with a configuration of d_model 32.
+  write_file(dir / "small.toml", small_config(dir / "s", "softmax", 16));
+  ASSERT_EQ(run_cpm("train " + (dir / "small.toml").string()).exit_code, 0);
+  write_file(dir / "large.toml", small_config(dir / "s", "softmax", 32));
+  r = run_cpm("eval " + (dir / "large.toml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("checkpoint is for another model size: d_model 16 (model 32)"),
+            std::string::npos)
+      << r.standard_error;
+}
+
+TEST(TrainCommand, ExperimentWritesComparisonTableAndChart) {
+  const auto dir = fresh_directory("train_experiment");
+  write_file(dir / "exp.toml",
+             small_config(dir / "e", "softmax") +
+                 "[experiment]\nvariants = [\"softmax\", \"vanilla-favor\"]\nseeds = [1, 2]\n");
+  const auto r = run_cpm("train " + (dir / "exp.toml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  const std::string table = read(dir / "e" / "comparison.md");
+  EXPECT_NE(table.find("| softmax | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| vanilla-favor | "), std::string::npos) << table;
+  EXPECT_NE(table.find(" ± "), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "e" / "comparison.png"));
+  EXPECT_TRUE(
+      std::filesystem::exists(dir / "e" / "sst2" / "vanilla-favor" / "seed_2" / "model.h5"));
+}
+
+}  // namespace
+}  // namespace cpm
