@@ -1,0 +1,254 @@
+// Pair-force throughput of the blocked SIMD sum ("direct") against the plain scalar reference
+// loop in the same process, and as a fraction of the machine's double-precision peak.
+//
+// Counting: one "pair interaction" is one ordered pair (k, l), k ≠ l, so an evaluation of all
+// forces is N(N − 1) pair interactions, whichever way it is computed (the blocked sum evaluates
+// each unordered pair once and applies it to both particles).
+//
+// Then the particle-mesh sum for N = 10⁶ in 2D on a 512² grid: time per evaluation and the error
+// against the direct sum on a subsample of rows.
+//
+//   pair_force_bench [--quick] [--reference-max-n N] [--sizes "2:2000,10000;3:10000"] [--csv]
+//                    [--no-mesh]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/random_stream.hpp"
+#include "solvers/blocked_pair_sum.hpp"
+#include "solvers/particle_mesh_sum.hpp"
+#include "solvers/simd_math.hpp"
+
+namespace {
+
+using cpm::InteractionKernel;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Eigen::MatrixXd uniform_points(Eigen::Index n, int d) {
+  Eigen::MatrixXd x(n, d);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    cpm::RandomStream s(7, cpm::RandomPurpose::experiment, 0, k);
+    for (int a = 0; a < d; ++a) x(k, a) = 2.0 * s.uniform() - 1.0;
+  }
+  return x;
+}
+
+// Best time of one force evaluation: repeat until `budget` seconds have passed (at least
+// `min_reps` times).
+double best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budget,
+                 int min_reps = 2) {
+  Eigen::MatrixXd g(x.rows(), x.cols());
+  double best = 1e300;
+  const auto start = Clock::now();
+  for (int rep = 0; rep < min_reps || seconds_since(start) < budget; ++rep) {
+    const auto t0 = Clock::now();
+    sum.compute(x, g, nullptr);
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+// Core clock from a chain of dependent integer additions (one per cycle on x86), on one thread.
+double measured_clock_hz() {
+  const long iterations = 400'000'000;
+  double best = 1e300;
+  for (int rep = 0; rep < 5; ++rep) {
+    long v = 0;
+    const auto t0 = Clock::now();
+    for (long i = 0; i < iterations; ++i) asm volatile("add $1, %0" : "+r"(v));
+    best = std::min(best, seconds_since(t0));
+  }
+  return iterations / best;
+}
+
+// Sustained FMA rate: 8 independent register chains of fused multiply-adds per thread.
+double measured_fma_flops() {
+  const long iterations = 50'000'000;
+  double best = 1e300;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = Clock::now();
+#pragma omp parallel
+    {
+      cpm::SimdDouble acc[8];
+      for (int c = 0; c < 8; ++c) acc[c] = cpm::SimdDouble(1.0 + c * 1e-3);
+      const cpm::SimdDouble m(0.999999), b(1e-9);
+      for (long i = 0; i < iterations; ++i)
+        for (int c = 0; c < 8; ++c) acc[c] = xsimd::fma(acc[c], m, b);
+      double sink = 0;
+      for (int c = 0; c < 8; ++c) sink += xsimd::hadd(acc[c]);
+      if (sink == 42.0) std::printf(" ");
+    }
+    best = std::min(best, seconds_since(t0));
+  }
+  return 2.0 * 8 * cpm::SimdDouble::size * iterations * omp_get_max_threads() / best;
+}
+
+struct Case {
+  std::string label;
+  InteractionKernel kernel;
+  // Floating-point operations per unordered pair (one SIMD lane) in the blocked loop, counting
+  // an FMA as 2 and an estimate instruction as 1; see bench/RESULTS.md.
+  double flops_per_pair(int d) const {
+    const double geometry = d /*sub*/ + 2.0 * d /*r² fma*/ + 4.0 * d /*acc + update fma*/;
+    return geometry + evaluator_flops;
+  }
+  double evaluator_flops;
+};
+
+struct Sizes {
+  int d;
+  std::vector<long> n;
+};
+
+// "2:2000,10000;3:10000" → {{2, {2000, 10000}}, {3, {10000}}}.
+std::vector<Sizes> parse_sizes(const std::string& spec) {
+  std::vector<Sizes> out;
+  std::size_t start = 0;
+  while (start < spec.size()) {
+    std::size_t end = spec.find(';', start);
+    if (end == std::string::npos) end = spec.size();
+    const std::string group = spec.substr(start, end - start);
+    const std::size_t colon = group.find(':');
+    Sizes s{std::stoi(group.substr(0, colon)), {}};
+    std::size_t p = colon + 1;
+    while (p < group.size()) {
+      std::size_t q = group.find(',', p);
+      if (q == std::string::npos) q = group.size();
+      s.n.push_back(std::stol(group.substr(p, q - p)));
+      p = q + 1;
+    }
+    out.push_back(s);
+    start = end + 1;
+  }
+  return out;
+}
+
+// The particle-mesh sum for n points uniform in [−1, 1]² (log kernel, default grid), against
+// the direct sum Σ_l ∇W(x_k − x_l) over all n for `sample` rows.
+void mesh_benchmark(long n, int sample) {
+  const Eigen::MatrixXd x = uniform_points(n, 2);
+  const InteractionKernel kernel = InteractionKernel::riesz(0.0);
+  const Eigen::VectorXi cells = cpm::default_mesh_cells(n, 2);
+  auto t0 = Clock::now();
+  auto mesh =
+      cpm::make_particle_mesh_sum(kernel, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1), cells);
+  const double setup = seconds_since(t0);
+  Eigen::MatrixXd g(n, 2);
+  double best = 1e300;
+  for (int rep = 0; rep < 5; ++rep) {
+    t0 = Clock::now();
+    mesh->compute(x, g, nullptr);
+    best = std::min(best, seconds_since(t0));
+  }
+  const long stride = n / sample;
+  Eigen::MatrixXd exact(sample, 2), approx(sample, 2);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int r = 0; r < sample; ++r) {
+    const long k = r * stride;
+    double gx = 0.0, gy = 0.0;
+    for (long l = 0; l < n; ++l) {
+      if (l == k) continue;
+      const double zx = x(k, 0) - x(l, 0), zy = x(k, 1) - x(l, 1);
+      const double factor = cpm::RieszLog{}.gradient_factor(zx * zx + zy * zy);
+      gx += factor * zx;
+      gy += factor * zy;
+    }
+    exact.row(r) << gx, gy;
+    approx.row(r) = g.row(k);
+  }
+  const double error = (approx - exact).norm() / exact.norm();
+  double worst_row = 0.0;
+  for (int r = 0; r < sample; ++r)
+    worst_row = std::max(worst_row, (approx.row(r) - exact.row(r)).norm() / exact.row(r).norm());
+  std::printf(
+      "\nparticle-mesh, log kernel, d = 2, N = %ld uniform in [-1,1]^2, grid %dx%d "
+      "(2 margin cells per side)\n",
+      n, cells[0], cells[1]);
+  std::printf("  set-up (cell-integrated weights, FFT plans): %.3f s\n", setup);
+  std::printf("  force evaluation: %.4f s (best of 5)\n", best);
+  std::printf("  relative error vs direct sum on %d rows: %.3e (Frobenius), %.3e (worst row)\n",
+              sample, error, worst_row);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, csv = false, mesh = true;
+  long reference_max_n = 100000;
+  std::string size_spec;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--csv"))
+      csv = true;
+    else if (!std::strcmp(argv[i], "--no-mesh"))
+      mesh = false;
+    else if (!std::strcmp(argv[i], "--reference-max-n") && i + 1 < argc)
+      reference_max_n = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc)
+      size_spec = argv[++i];
+  }
+  const int threads = omp_get_max_threads();
+  const double clock = measured_clock_hz();
+  const double fma_peak = measured_fma_flops();
+  // Zen 4 (AMD EPYC family 25 model 17): two 256-bit FMA pipes per core, an AVX-512 FMA issues
+  // as two halves, so 2 × 4 lanes × 2 flops = 16 double flops per cycle and core.
+  const double nominal_peak = 16.0 * clock * threads;
+  std::printf("threads %d, SIMD %s (%zu doubles), clock %.2f GHz (dependent-add chain)\n", threads,
+              xsimd::default_arch::name(), cpm::SimdDouble::size, clock * 1e-9);
+  std::printf(
+      "peak estimate: 16 flop/cycle/core x %.2f GHz x %d cores = %.1f GFLOP/s; "
+      "measured FMA throughput %.1f GFLOP/s\n\n",
+      clock * 1e-9, threads, nominal_peak * 1e-9, fma_peak * 1e-9);
+
+  // Evaluator flops per lane: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate +
+  // 6 fma + 2 mul (15); exp and log from xsimd ≈ 30 each.
+  const std::vector<Case> cases = {
+      {"log", InteractionKernel::riesz(0.0), 9.0},
+      {"riesz s=0.5", InteractionKernel::riesz(0.5), 2 * 15.0 + 1 + 3},
+      {"riesz s=1.3", InteractionKernel::riesz(1.3), 30 + 30 + 1 + 9 + 2},
+  };
+  std::vector<Sizes> sizes =
+      quick ? std::vector<Sizes>{{2, {2000, 10000}}}
+            : std::vector<Sizes>{{1, {10000, 100000}},
+                                 {2, {2000, 5000, 10000, 20000, 50000, 100000}},
+                                 {3, {10000, 100000}}};
+  if (!size_spec.empty()) sizes = parse_sizes(size_spec);
+
+  std::printf("%-2s %-12s %7s %11s %13s %13s %8s %9s %7s\n", "d", "kernel", "N", "fast s/eval",
+              "fast pairs/s", "ref pairs/s", "ratio", "GFLOP/s", "%peak");
+  for (const Sizes& s : sizes) {
+    for (const Case& c : cases) {
+      auto fast = cpm::make_blocked_pair_sum(c.kernel);
+      auto reference = cpm::make_reference_pair_sum(c.kernel);
+      for (long n : s.n) {
+        const Eigen::MatrixXd x = uniform_points(n, s.d);
+        const double pairs = double(n) * double(n - 1);
+        const double t_fast = best_time(*fast, x, quick ? 0.3 : 1.0);
+        const double fast_rate = pairs / t_fast;
+        const double gflops = 0.5 * pairs * c.flops_per_pair(s.d) / t_fast * 1e-9;
+        std::printf("%-2d %-12s %7ld %11.4g %13.3e", s.d, c.label.c_str(), n, t_fast, fast_rate);
+        if (n <= reference_max_n) {
+          const double ref_rate = pairs / best_time(*reference, x, 0.0, n > 20000 ? 1 : 2);
+          std::printf(" %13.3e %8.1f", ref_rate, fast_rate / ref_rate);
+        } else {
+          std::printf(" %13s %8s", "-", "-");
+        }
+        std::printf(" %9.1f %6.1f%%\n", gflops, 100.0 * gflops * 1e9 / nominal_peak);
+        if (csv) std::printf("csv,%d,%s,%ld,%.6e\n", s.d, c.label.c_str(), n, fast_rate);
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (mesh && !csv) mesh_benchmark(quick ? 200000 : 1000000, 2000);
+  return 0;
+}
