@@ -49,6 +49,9 @@ void run_particles(const RunConfig& config, const RunOptions& options) {
   config.domain.project_all(particles.positions);
   auto forces = make_force_field(config);
   auto integrator = make_integrator(config, *forces, 0);
+  std::ofstream(dir + "run_info.txt")
+      << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
+      << "\ninteraction_method = " << forces->interaction().name() << '\n';
 
   CsvTable table(dir + "observables.csv", observable_columns(d));
   Progress progress("cpm run", config.dynamics.t_end, options.progress);
