@@ -1,5 +1,7 @@
 #include "experiments/lbfgs.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <deque>
 
 namespace cpm {
@@ -13,6 +15,7 @@ LbfgsResult minimise_lbfgs(const std::function<double(const Eigen::VectorXd&, Ei
   std::vector<double> alpha(static_cast<std::size_t>(settings.memory));
   LbfgsResult result;
   result.value = f(x, g);
+  int stalled = 0;  // iterations whose decrease is below the rounding of f
   for (int it = 0; it < settings.max_iterations; ++it) {
     if (g.lpNorm<Eigen::Infinity>() < settings.gradient_tolerance) {
       result.converged = true;
@@ -62,10 +65,13 @@ LbfgsResult minimise_lbfgs(const std::function<double(const Eigen::VectorXd&, Ei
       y_history.push_back(y);
       rho_history.push_back(1.0 / sy);
     }
+    const bool stall = result.value - value_new <= 1e-15 * std::max(1.0, std::abs(result.value));
     x.swap(x_new);
     g.swap(g_new);
     result.value = value_new;
     result.iterations = it + 1;
+    stalled = stall ? stalled + 1 : 0;
+    if (stalled >= 5) break;  // f no longer resolves the progress
   }
   if (g.lpNorm<Eigen::Infinity>() < settings.gradient_tolerance) result.converged = true;
   return result;

@@ -1,6 +1,7 @@
 #pragma once
 // Limited-memory BFGS (Nocedal & Wright, Algorithm 7.4/7.5) with a backtracking Armijo line
-// search, for smooth convex objectives such as the logistic-regression loss.
+// search, for smooth convex objectives such as the logistic-regression loss. Stops when max |∇f|
+// falls below the tolerance, or when f no longer decreases beyond its rounding error.
 #include <Eigen/Dense>
 #include <functional>
 
