@@ -76,7 +76,8 @@ std::string script_for(const TimeSeriesPlot& plot, const std::vector<std::string
     << "set ylabel " << quoted(plot.y_label) << "\n"
     << "set grid\n"
     << "set key outside right top\n";
-  if (plot.log_y) s << "set logscale y\n";
+  if (plot.log_y) s << "set logscale y\nset format y '%g'\n";
+  if (plot.log_x) s << "set logscale x\nset format x '%g'\n";
   s << "plot";
   for (std::size_t i = 0; i < plot.y_columns.size(); ++i) {
     const int y = column_number(header, plot.y_columns[i], plot.csv);

@@ -15,6 +15,7 @@ struct TimeSeriesPlot {
   bool log_y = false;                  // e.g. for distances; non-positive values are left out
   std::string title;
   std::string y_label;
+  bool log_x = false;  // e.g. for particle numbers
 };
 
 // Throws std::invalid_argument naming the table and column when a column is missing, and
