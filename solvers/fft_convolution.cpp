@@ -2,8 +2,10 @@
 
 #include <omp.h>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
+#include <numbers>
 #include <stdexcept>
 
 namespace cpm {
@@ -73,25 +75,39 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
   }
   if (!forward_ || !backward_) throw std::runtime_error("FFTW could not plan the convolution");
 
-  // The kernel on the padded grid, circularly: offset m_a at index m_a mod 2n_a. It is even,
-  // so its spectrum is real; the index n_a (never reached by i − j) holds 0.
-  std::fill(padded_in_, padded_in_ + padded_size_, 0.0);
+  // The kernel on the padded grid, circularly: offset m_a at index m_a mod 2n_a. The index n_a is
+  // never reached by i − j; it repeats offset n_a − 1, so the periodic sequence has no jump there
+  // (a jump would only add spurious high frequencies to stiffness()). It is even, so its spectrum
+  // is real.
   for (Eigen::Index p = 0; p < padded_size_; ++p) {
     Eigen::Index rest = p;
     int m[3] = {0, 0, 0};
-    bool reachable = true;
     for (int a = 0; a < d; ++a) {
       const int pa = static_cast<int>(rest % padded_[a]);
       rest /= padded_[a];
-      m[a] = pa < cells_[a] ? pa : pa - padded_[a];
-      reachable = reachable && pa != cells_[a];
+      m[a] = pa < cells_[a] ? pa : (pa == cells_[a] ? pa - 1 : pa - padded_[a]);
     }
-    if (reachable) padded_in_[p] = weights_(m);
+    padded_in_[p] = weights_(m);
   }
   fftw_execute(forward_);
   kernel_spectrum_.resize(static_cast<std::size_t>(spectrum_size_));
   const double scale = 1.0 / static_cast<double>(padded_size_);
   for (Eigen::Index k = 0; k < spectrum_size_; ++k) kernel_spectrum_[k] = spectrum_[k][0] * scale;
+  // Spectrum index k runs over (p_0 ∈ [0, P_0/2], p_1 ∈ [0, P_1), p_2 ∈ [0, P_2)), p_0 fastest.
+  const Eigen::Index half = padded_[0] / 2 + 1;
+  for (Eigen::Index k = 0; k < spectrum_size_; ++k) {
+    Eigen::Index rest = k;
+    double laplacian = 0.0;
+    for (int a = 0; a < d; ++a) {
+      const Eigen::Index extent = a == 0 ? half : padded_[a];
+      const double p = static_cast<double>(rest % extent);
+      rest /= extent;
+      const double h = grid.spacing(a), sine = std::sin(std::numbers::pi * p / padded_[a]);
+      laplacian += 4.0 * sine * sine / (h * h);
+    }
+    stiffness_repulsive_ = std::max(stiffness_repulsive_, laplacian * spectrum_[k][0]);
+    stiffness_attractive_ = std::max(stiffness_attractive_, -laplacian * spectrum_[k][0]);
+  }
   std::fill(padded_in_, padded_in_ + padded_size_, 0.0);
 }
 

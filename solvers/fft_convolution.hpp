@@ -46,6 +46,15 @@ class FftConvolution {
   const Eigen::VectorXi& cells() const { return cells_; }
   Eigen::Index size() const { return size_; }
 
+  // The largest decay rate of the linear map ρ ↦ λ∇_h·∇_h(K∗ρ) (centred differences): the
+  // maximum over the padded grid's frequencies θ of  Σ_a (4/h_a²) sin²(θ_a/2) · max(λK̂(θ), 0).
+  // Linearised about a density ρ̄, the drift λ∇·(ρ∇(W∗ρ)) has decay rates up to
+  // max(ρ̄) · stiffness(λ), which explicit time steps must resolve: for repulsive Riesz kernels
+  // with s > d − 1 they outgrow the CFL rate as h → 0.
+  double stiffness(double lambda) const {
+    return lambda >= 0.0 ? lambda * stiffness_repulsive_ : -lambda * stiffness_attractive_;
+  }
+
  private:
   void copy_into_padded(const double* cells, double* padded) const;
   void copy_from_padded(const double* padded, double* cells) const;
@@ -57,6 +66,7 @@ class FftConvolution {
   double* padded_out_ = nullptr;
   fftw_complex* spectrum_ = nullptr;
   std::vector<double> kernel_spectrum_;  // real (K is even), scaled by 1 / padded_size_
+  double stiffness_repulsive_ = 0.0, stiffness_attractive_ = 0.0;  // with K̂ > 0 and K̂ < 0
   fftw_plan forward_ = nullptr, backward_ = nullptr;
 };
 
