@@ -1,10 +1,14 @@
 #include "experiments/model_builder.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
+#include "core/initial_law.hpp"
 #include "io/config_error.hpp"
+#include "io/density_file.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
+#include "solvers/grid_density.hpp"
 #include "solvers/langevin.hpp"
 #include "solvers/particle_mesh_sum.hpp"
 
@@ -45,6 +49,60 @@ std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, For
         GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
   return std::make_unique<LangevinIntegrator>(
       forces, config.domain, LangevinParameters{d.step, d.beta, config.seed, replica});
+}
+
+Grid make_grid(const RunConfig& config) {
+  const GridConfig& g = *config.grid;
+  if (g.lower.size() == 0) return Grid::over_domain(config.domain, g.cells);
+  return Grid(config.domain, g.lower, g.upper, g.cells);
+}
+
+std::vector<double> make_initial_density(const RunConfig& config, const Grid& grid) {
+  const GridInitialConfig& init = config.grid->initial;
+  std::vector<double> density;
+  if (init.kind == "file") {
+    density = read_density_file(init.file, grid.size());
+    for (Eigen::Index c = 0; c < grid.size(); ++c)
+      if (!grid.active(c)) density[c] = 0.0;
+  } else {
+    density = cell_averages(grid, [&](const Eigen::VectorXd& x) {
+      if (init.kind == "law") return config.initial.density(x);
+      if (init.kind == "compact_power")
+        return std::pow(std::max(0.0, init.radius * init.radius - (x - init.centre).squaredNorm()),
+                        init.exponent);
+      double value = 1.0;  // sech2
+      for (Eigen::Index a = 0; a < x.size(); ++a)
+        value /= std::pow(std::cosh((x[a] - init.centre[a]) / init.width), 2);
+      return value;
+    });
+  }
+  const double mass = density_mass(grid, density);
+  if (!(mass > 0.0))
+    throw ConfigError(config.source +
+                      ": grid.initial: the initial density has zero mass on the grid");
+  for (double& v : density) v /= mass;
+  return density;
+}
+
+std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, const Grid& grid,
+                                                     const ExternalPotential& potential) {
+  McKeanVlasovParameters p;
+  p.lambda = config.interaction.lambda;
+  p.beta = config.dynamics.beta;
+  p.cfl = config.grid->cfl;
+  p.fixed_step = config.grid->step;
+  return std::make_unique<McKeanVlasovSolver>(grid, potential, config.interaction.kernel, p,
+                                              make_initial_density(config, grid));
+}
+
+Particles sample_initial_particles(const RunConfig& config, const Grid& grid,
+                                   const std::vector<double>& initial_density, Eigen::Index n,
+                                   std::uint64_t replica) {
+  Particles p = config.grid->initial.kind == "law"
+                    ? sample_particles(config.initial, n, config.seed, replica)
+                    : sample_from_density(grid, initial_density, n, config.seed, replica);
+  config.domain.project_all(p.positions);
+  return p;
 }
 
 }  // namespace cpm

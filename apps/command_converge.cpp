@@ -1,0 +1,29 @@
+// `cpm converge CONFIG.toml`: particles against the PDE as N grows, replicas per N;
+// `mpirun -np K cpm converge CONFIG.toml` spreads the replicas over K ranks.
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "experiments/convergence_study.hpp"
+
+namespace cpm::app {
+
+void add_converge_command(CLI::App& app) {
+  struct Options {
+    std::string config;
+    bool overwrite = false, quiet = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* converge = app.add_subcommand(
+      "converge", "convergence of the particle system to the McKean-Vlasov PDE as N grows");
+  converge->add_option("config", options->config, "TOML configuration file")->required();
+  converge->add_flag("--overwrite", options->overwrite,
+                     "replace results in an existing output folder");
+  converge->add_flag("--quiet", options->quiet, "no progress output");
+  converge->callback([options] {
+    const ConvergenceConfig config = load_convergence_config(options->config);
+    const MpiEnvironment mpi;
+    run_convergence_study(mpi, config, options->overwrite, !options->quiet);
+  });
+}
+
+}  // namespace cpm::app
