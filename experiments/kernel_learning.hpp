@@ -11,6 +11,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>

@@ -13,6 +13,7 @@
 //
 // Shapes: data X (n, d), particles Ω (N, d), features Φ (n, N), Φ(i, k) = φ(x_i; ω_k).
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
