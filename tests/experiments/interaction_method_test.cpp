@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "../command_runner.hpp"
+#include "experiments/model_builder.hpp"
+#include "experiments/particle_run.hpp"
+#include "io/config_error.hpp"
+
+namespace cpm {
+namespace {
+
+std::string config_text(const std::string& domain, const std::string& method,
+                        const std::string& directory) {
+  return "[particles]\nn = 50\n[domain]\n" + domain +
+         "\n[potential]\nkind = \"quadratic\"\n"
+         "[interaction]\nkernel = \"log\"\nmethod = \"" +
+         method +
+         "\"\n[initial]\nlaw = \"gaussian\"\nstd = 0.3\n"
+         "[dynamics]\nintegrator = \"gradient_flow\"\nt_end = 0.01\noutputs = 1\n"
+         "[output]\ndirectory = \"" +
+         directory + "\"\n";
+}
+
+const std::string kBall2D = "kind = \"ball\"\ncentre = [0.0, 0.0]\nradius = 2.0";
+
+TEST(InteractionMethod, ConfigSwitchChoosesTheSumAndTheRunRecordsIt) {
+  for (const std::string method : {"reference", "direct", "mesh"}) {
+    const auto dir = testing::fresh_directory("interaction_method_" + method);
+    const RunConfig config = parse_run_config(config_text(kBall2D, method, dir.string()), "test");
+    EXPECT_EQ(make_interaction_sum(config)->name(), method);
+    run_particles(config, RunOptions{true, false});
+    std::ifstream info(dir / "run_info.txt");
+    std::stringstream text;
+    text << info.rdbuf();
+    EXPECT_NE(text.str().find("interaction_method = " + method), std::string::npos) << text.str();
+  }
+}
+
+TEST(InteractionMethod, MeshNeedsABoundedDomain) {
+  const RunConfig config =
+      parse_run_config(config_text("kind = \"whole_space\"\ndim = 2", "mesh", "unused"), "test");
+  EXPECT_THROW(make_interaction_sum(config), ConfigError);
+}
+
+}  // namespace
+}  // namespace cpm
