@@ -11,6 +11,7 @@
 //   pair_force_bench [--quick] [--reference-max-n N] [--sizes "2:2000,10000;3:10000"] [--csv]
 //                    [--no-mesh]
 #include <omp.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,54 +43,75 @@ Eigen::MatrixXd uniform_points(Eigen::Index n, int d) {
   return x;
 }
 
-// Best time of one force evaluation: repeat until `budget` seconds have passed (at least
-// `min_reps` times).
-double best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budget,
+double cpu_seconds(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Best wall time and best process CPU time (all threads) of one force evaluation, over batches
+// of evaluations lasting at least 0.2 s each (the CPU time of a thread running on another core
+// is only brought up to date at scheduler ticks, so shorter windows would be biased), repeated
+// until `budget` seconds have passed (at least `min_reps` batches). On a machine shared with
+// other work the CPU time is the steadier measure: the time slices lost to other processes do
+// not count, the work itself (and any waiting a thread spins through) does.
+struct Timing {
+  double wall = 1e300, cpu = 1e300;
+};
+Timing best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budget,
                  int min_reps = 2) {
   Eigen::MatrixXd g(x.rows(), x.cols());
-  double best = 1e300;
+  Timing best;
   const auto start = Clock::now();
   for (int rep = 0; rep < min_reps || seconds_since(start) < budget; ++rep) {
     const auto t0 = Clock::now();
-    sum.compute(x, g, nullptr);
-    best = std::min(best, seconds_since(t0));
+    const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    int count = 0;
+    do {
+      sum.compute(x, g, nullptr);
+      ++count;
+    } while (seconds_since(t0) < 0.2);
+    best.cpu = std::min(best.cpu, (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / count);
+    best.wall = std::min(best.wall, seconds_since(t0) / count);
   }
   return best;
 }
 
-// Core clock from a chain of dependent integer additions (one per cycle on x86), on one thread.
+// Core clock from a chain of dependent integer additions (one per cycle on x86), timed in the
+// thread's own CPU time so that other processes on the machine do not bias it.
 double measured_clock_hz() {
-  const long iterations = 400'000'000;
+  const long iterations = 200'000'000;
   double best = 1e300;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 10; ++rep) {
     long v = 0;
-    const auto t0 = Clock::now();
+    const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < iterations; ++i) asm volatile("add $1, %0" : "+r"(v));
-    best = std::min(best, seconds_since(t0));
+    best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
   }
   return iterations / best;
 }
 
-// Sustained FMA rate: 8 independent register chains of fused multiply-adds per thread.
-double measured_fma_flops() {
-  const long iterations = 50'000'000;
+// Sustained FMA rate of one core: 10 independent register chains of fused multiply-adds,
+// timed in thread CPU time.
+double measured_fma_flops_per_core() {
+  const long iterations = 20'000'000;
   double best = 1e300;
-  for (int rep = 0; rep < 3; ++rep) {
-    const auto t0 = Clock::now();
-#pragma omp parallel
-    {
-      cpm::SimdDouble acc[8];
-      for (int c = 0; c < 8; ++c) acc[c] = cpm::SimdDouble(1.0 + c * 1e-3);
-      const cpm::SimdDouble m(0.999999), b(1e-9);
-      for (long i = 0; i < iterations; ++i)
-        for (int c = 0; c < 8; ++c) acc[c] = xsimd::fma(acc[c], m, b);
-      double sink = 0;
-      for (int c = 0; c < 8; ++c) sink += xsimd::hadd(acc[c]);
-      if (sink == 42.0) std::printf(" ");
+  for (int rep = 0; rep < 10; ++rep) {
+    cpm::SimdDouble a0(1.0), a1(1.1), a2(1.2), a3(1.3), a4(1.4), a5(1.5), a6(1.6), a7(1.7), a8(1.8),
+        a9(1.9);
+    const cpm::SimdDouble m(0.999999), b(1e-9);
+    const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    for (long i = 0; i < iterations; ++i) {
+      a0 = xsimd::fma(a0, m, b), a1 = xsimd::fma(a1, m, b), a2 = xsimd::fma(a2, m, b);
+      a3 = xsimd::fma(a3, m, b), a4 = xsimd::fma(a4, m, b), a5 = xsimd::fma(a5, m, b);
+      a6 = xsimd::fma(a6, m, b), a7 = xsimd::fma(a7, m, b), a8 = xsimd::fma(a8, m, b);
+      a9 = xsimd::fma(a9, m, b);
     }
-    best = std::min(best, seconds_since(t0));
+    best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
+    const double sink = xsimd::hadd(a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9);
+    if (sink == 42.0) std::printf(" ");
   }
-  return 2.0 * 8 * cpm::SimdDouble::size * iterations * omp_get_max_threads() / best;
+  return 2.0 * 10 * cpm::SimdDouble::size * iterations / best;
 }
 
 struct Case {
@@ -143,10 +165,12 @@ void mesh_benchmark(long n, int sample) {
       cpm::make_particle_mesh_sum(kernel, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1), cells);
   const double setup = seconds_since(t0);
   Eigen::MatrixXd g(n, 2);
-  double best = 1e300;
+  double best = 1e300, best_cpu = 1e300;
   for (int rep = 0; rep < 5; ++rep) {
     t0 = Clock::now();
+    const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
     mesh->compute(x, g, nullptr);
+    best_cpu = std::min(best_cpu, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
     best = std::min(best, seconds_since(t0));
   }
   const long stride = n / sample;
@@ -174,7 +198,8 @@ void mesh_benchmark(long n, int sample) {
       "(2 margin cells per side)\n",
       n, cells[0], cells[1]);
   std::printf("  set-up (cell-integrated weights, FFT plans): %.3f s\n", setup);
-  std::printf("  force evaluation: %.4f s (best of 5)\n", best);
+  std::printf("  force evaluation: %.4f s wall, %.4f s process CPU over %d threads (best of 5)\n",
+              best, best_cpu, omp_get_max_threads());
   std::printf("  relative error vs direct sum on %d rows: %.3e (Frobenius), %.3e (worst row)\n",
               sample, error, worst_row);
 }
@@ -199,16 +224,20 @@ int main(int argc, char** argv) {
   }
   const int threads = omp_get_max_threads();
   const double clock = measured_clock_hz();
-  const double fma_peak = measured_fma_flops();
-  // Zen 4 (AMD EPYC family 25 model 17): two 256-bit FMA pipes per core, an AVX-512 FMA issues
-  // as two halves, so 2 × 4 lanes × 2 flops = 16 double flops per cycle and core.
-  const double nominal_peak = 16.0 * clock * threads;
-  std::printf("threads %d, SIMD %s (%zu doubles), clock %.2f GHz (dependent-add chain)\n", threads,
-              xsimd::default_arch::name(), cpm::SimdDouble::size, clock * 1e-9);
+  const double fma_core = measured_fma_flops_per_core();
+  // Zen 4 (AMD EPYC family 25 model 17): one 512-bit FMA per cycle and core (two 256-bit FMA
+  // pipes; measured below), so 8 lanes × 2 flops = 16 double flops per cycle and core.
+  const double core_peak = 16.0 * clock;
+  std::printf("threads %d, SIMD %s (%zu doubles), core clock %.2f GHz (dependent-add chain)\n",
+              threads, xsimd::default_arch::name(), cpm::SimdDouble::size, clock * 1e-9);
   std::printf(
-      "peak estimate: 16 flop/cycle/core x %.2f GHz x %d cores = %.1f GFLOP/s; "
-      "measured FMA throughput %.1f GFLOP/s\n\n",
-      clock * 1e-9, threads, nominal_peak * 1e-9, fma_peak * 1e-9);
+      "peak: 16 flop/cycle/core x %.2f GHz = %.1f GFLOP/s per core, %.1f on %d cores; "
+      "measured FMA throughput %.1f GFLOP/s per core\n",
+      clock * 1e-9, core_peak * 1e-9, threads * core_peak * 1e-9, threads, fma_core * 1e-9);
+  std::printf(
+      "wall: as measured (machine shared: other processes may take time slices); "
+      "cpu: N(N-1) / (process CPU seconds / %d), the rate on %d otherwise idle cores\n\n",
+      threads, threads);
 
   // Evaluator flops per lane: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate +
   // 6 fma + 2 mul (15); exp and log from xsimd ≈ 30 each.
@@ -224,8 +253,8 @@ int main(int argc, char** argv) {
                                  {3, {10000, 100000}}};
   if (!size_spec.empty()) sizes = parse_sizes(size_spec);
 
-  std::printf("%-2s %-12s %7s %11s %13s %13s %8s %9s %7s\n", "d", "kernel", "N", "fast s/eval",
-              "fast pairs/s", "ref pairs/s", "ratio", "GFLOP/s", "%peak");
+  std::printf("%-2s %-12s %7s %10s %12s %12s %12s %8s %8s %7s\n", "d", "kernel", "N", "wall s",
+              "wall pairs/s", "cpu pairs/s", "ref cpu p/s", "ratio", "GFLOP/s", "%peak");
   for (const Sizes& s : sizes) {
     for (const Case& c : cases) {
       auto fast = cpm::make_blocked_pair_sum(c.kernel);
@@ -233,18 +262,20 @@ int main(int argc, char** argv) {
       for (long n : s.n) {
         const Eigen::MatrixXd x = uniform_points(n, s.d);
         const double pairs = double(n) * double(n - 1);
-        const double t_fast = best_time(*fast, x, quick ? 0.3 : 1.0);
-        const double fast_rate = pairs / t_fast;
-        const double gflops = 0.5 * pairs * c.flops_per_pair(s.d) / t_fast * 1e-9;
-        std::printf("%-2d %-12s %7ld %11.4g %13.3e", s.d, c.label.c_str(), n, t_fast, fast_rate);
+        const Timing t = best_time(*fast, x, quick ? 0.3 : 1.0);
+        const double cpu_rate = pairs / (t.cpu / threads);
+        const double gflops = 0.5 * pairs * c.flops_per_pair(s.d) / (t.cpu / threads) * 1e-9;
+        std::printf("%-2d %-12s %7ld %10.4g %12.3e %12.3e", s.d, c.label.c_str(), n, t.wall,
+                    pairs / t.wall, cpu_rate);
         if (n <= reference_max_n) {
-          const double ref_rate = pairs / best_time(*reference, x, 0.0, n > 20000 ? 1 : 2);
-          std::printf(" %13.3e %8.1f", ref_rate, fast_rate / ref_rate);
+          const Timing r = best_time(*reference, x, 0.0, n > 20000 ? 1 : 2);
+          const double ref_rate = pairs / (r.cpu / threads);
+          std::printf(" %12.3e %8.1f", ref_rate, cpu_rate / ref_rate);
         } else {
-          std::printf(" %13s %8s", "-", "-");
+          std::printf(" %12s %8s", "-", "-");
         }
-        std::printf(" %9.1f %6.1f%%\n", gflops, 100.0 * gflops * 1e9 / nominal_peak);
-        if (csv) std::printf("csv,%d,%s,%ld,%.6e\n", s.d, c.label.c_str(), n, fast_rate);
+        std::printf(" %8.1f %6.1f%%\n", gflops, 100.0 * gflops * 1e9 / (threads * core_peak));
+        if (csv) std::printf("csv,%d,%s,%ld,%.6e\n", s.d, c.label.c_str(), n, cpu_rate);
         std::fflush(stdout);
       }
     }
