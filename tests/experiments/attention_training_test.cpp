@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
