@@ -104,7 +104,8 @@ TEST(ConvergenceStudy, TwoMpiRanksGiveTheSameTableAsOneProcess) {
   write_file(dir / "ranks.toml", log_gas_config(dir / "ranks", study));
   ASSERT_EQ(run_cpm("converge --quiet " + (dir / "single.toml").string()).exit_code, 0);
   const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 ";
+      "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "mpirun --oversubscribe -np 2 ";
   ASSERT_EQ(std::system((mpirun + CPM_BINARY + " converge --quiet " +
                          (dir / "ranks.toml").string() + " > /dev/null 2>&1")
                             .c_str()),

@@ -141,7 +141,8 @@ TEST(LdpStudy, TwoMpiRanksGiveTheSameResultsAsOneProcess) {
       gaussian_config(dir / "ranks", "[ldp]\nns = [3, 6]\nreplicas = 21\ndeltas = [0.1, 0.3]\n"));
   ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "single.toml").string()).exit_code, 0);
   const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 ";
+      "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "mpirun --oversubscribe -np 2 ";
   const int status = std::system(
       (mpirun + CPM_BINARY + " ldp --quiet " + (dir / "ranks.toml").string() + " > /dev/null 2>&1")
           .c_str());
