@@ -207,7 +207,7 @@ class BlockedPairSum final : public InteractionSum {
   void run() {
     const std::vector<Tile>& tiles = schedule_.tiles();
     char* block = block_dependency_.data();
-#pragma omp parallel
+#pragma omp parallel if (schedule_.blocks() > 1)  // one block: nothing to share
 #pragma omp single
     for (const Tile tile : tiles) {
       char* first = block + tile.first_block;
