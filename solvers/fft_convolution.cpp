@@ -65,7 +65,9 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
   // FFTW is row-major (last index fastest); the grid runs axis 0 fastest: reverse the axes.
   int shape[3];
   for (int a = 0; a < d; ++a) shape[a] = padded_[d - 1 - a];
-  const unsigned flags = planning == FftPlanning::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  const bool measure = planning == FftPlanning::measure ||
+                       (planning == FftPlanning::automatic && padded_size_ >= (1 << 18));
+  const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   initialise_fftw_threads();
   {
     std::lock_guard<std::mutex> lock(planner_mutex());

@@ -128,8 +128,8 @@ class McKeanVlasovSolver {
 
   void check_density(const State& density) const;
   double interaction_rate() const;
-  void face_coefficients(const State& phi);
-  double divergence(const State& density, State& derivative) const;
+  void face_fluxes(const State& phi, const State& density);
+  double divergence(State& derivative) const;
 
   Grid grid_;
   McKeanVlasovParameters parameters_;
@@ -141,8 +141,9 @@ class McKeanVlasovSolver {
   State convolved_, phi_;  // work buffers of rhs()
   State potential_;        // W∗ρ of density_, valid when potential_current_
   bool potential_current_ = false;
-  std::vector<std::vector<unsigned char>> open_;  // open_[a][c]: face between c and c + e_a
+  std::vector<State> face_weight_;                // per axis: 1/(β h²) on open faces, else 0
   std::vector<State> outflow_up_, outflow_down_;  // A and B per axis, at the face above c
+  std::vector<State> flux_;                       // J/h per axis, at the face above c
   double time_ = 0.0;
   std::uint64_t steps_ = 0;
   double largest_stage_rate_ = 0.0;
