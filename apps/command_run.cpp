@@ -1,10 +1,12 @@
-// `cpm run [CONFIG.toml]`: the main job, on the embedded default when no file is given.
+// `cpm run [CONFIG.toml]`: the main job, on the embedded default when no file is given; with a
+// [grid] section the particles run side by side with the McKean–Vlasov grid solver.
 #include <iostream>
 #include <memory>
 
 #include "apps/commands.hpp"
 #include "default_config.hpp"
 #include "experiments/particle_run.hpp"
+#include "experiments/side_by_side.hpp"
 #include "io/run_config.hpp"
 
 namespace cpm::app {
@@ -17,7 +19,9 @@ void add_run_command(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* run =
-      app.add_subcommand("run", "evolve a particle system (embedded default if no CONFIG)");
+      app.add_subcommand("run",
+                         "evolve a particle system, side by side with the grid solver when the "
+                         "config has a [grid] section (embedded default if no CONFIG)");
   run->add_option("config", options->config, "TOML configuration file");
   run->add_flag("--overwrite", options->run.overwrite,
                 "replace results in an existing output folder");
@@ -31,7 +35,10 @@ void add_run_command(CLI::App& app) {
     const RunConfig config = options->config.empty()
                                  ? parse_run_config(kDefaultRunConfig, "embedded default")
                                  : load_run_config(options->config);
-    run_particles(config, options->run);
+    if (config.grid)
+      run_side_by_side(config, options->run);
+    else
+      run_particles(config, options->run);
   });
 }
 

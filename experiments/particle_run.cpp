@@ -27,7 +27,9 @@ std::vector<std::string> observable_columns(int d) {
   return c;
 }
 
-void write_snapshot(const std::string& path, const Particles& p) {
+}  // namespace
+
+void write_particle_snapshot(const std::string& path, const Particles& p) {
   std::ofstream out(path);
   out << std::setprecision(17);
   for (Eigen::Index a = 0; a < p.dim(); ++a) out << (a ? "," : "") << "x" << a;
@@ -37,8 +39,6 @@ void write_snapshot(const std::string& path, const Particles& p) {
     out << '\n';
   }
 }
-
-}  // namespace
 
 void run_particles(const RunConfig& config, const RunOptions& options) {
   prepare_output_directory(config.output.directory, options.overwrite);
@@ -75,7 +75,7 @@ void run_particles(const RunConfig& config, const RunOptions& options) {
     table.add_row(row);
     std::ostringstream name;
     name << dir << "particles_" << std::setw(4) << std::setfill('0') << k << ".csv";
-    write_snapshot(name.str(), particles);
+    write_particle_snapshot(name.str(), particles);
     std::ostringstream detail;
     detail << "t=" << t << " E=" << e.total();
     progress.update(t, detail.str());

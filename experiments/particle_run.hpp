@@ -2,6 +2,7 @@
 // `cpm run`: evolve the particle system from its initial law and record observables.
 #include <string>
 
+#include "core/particles.hpp"
 #include "io/run_config.hpp"
 
 namespace cpm {
@@ -13,5 +14,8 @@ struct RunOptions {
 
 // Writes <output>/observables.csv and one particles_<k>.csv snapshot per output time.
 void run_particles(const RunConfig& config, const RunOptions& options);
+
+// One snapshot: a header x0,x1,… and one row of coordinates per particle.
+void write_particle_snapshot(const std::string& path, const Particles& particles);
 
 }  // namespace cpm
