@@ -1,5 +1,7 @@
 #include "experiments/side_by_side.hpp"
 
+#include "experiments/run_output.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -164,6 +166,9 @@ void run_side_by_side(const RunConfig& config, const RunOptions& options) {
   const std::string headline_name = one_dimensional ? "w1" : "sliced_w2";
   const std::size_t headline =
       std::find(columns.begin(), columns.end(), headline_name) - columns.begin();
+  RunOutput output(config, &run.grid(), options.overwrite);  // run.h5 (H5MD) and run.pvd
+  const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time
+  Eigen::MatrixXd drift;
   Progress progress("cpm run (particles and grid)", config.dynamics.t_end, options.progress);
   for (int k = 0; k <= config.dynamics.outputs; ++k) {
     const double t = config.dynamics.t_end * k / config.dynamics.outputs;
@@ -172,6 +177,14 @@ void run_side_by_side(const RunConfig& config, const RunOptions& options) {
     table.add_row(row);
     write_particle_snapshot(numbered(dir, "particles", k), run.particles());
     write_density_snapshot(numbered(dir, "density", k), run.grid(), run.grid_solver().density());
+    run.forces().compute(run.particles().positions, drift, nullptr);
+    // H5MD step: Langevin steps taken (the random streams' position), else the output index.
+    const std::int64_t step = config.dynamics.integrator == "langevin"
+                                  ? std::llround(t / config.dynamics.step)
+                                  : static_cast<std::int64_t>(k);
+    output.write_frame(step, t, run.particles().positions, drift, observables,
+                       std::vector<double>(row.begin() + 1, row.end()),
+                       &run.grid_solver().density(), &run.grid_solver().interaction_potential());
     progress.update(t, "t=" + format(t) + " " + columns[headline] + "=" + format(row[headline]));
   }
   progress.finish("output in " + config.output.directory);
