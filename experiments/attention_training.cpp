@@ -225,7 +225,7 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
     }
   std::ofstream md(dir + "/comparison.md");
   std::ofstream plot(dir + "/comparison_plot.dat");
-  plot << "variant";
+  plot << "# variant";
   for (const auto& d : datasets) plot << ' ' << d << "_mean " << d << "_std";
   plot << '\n';
   std::map<std::string, std::map<std::string, std::pair<double, double>>>
@@ -269,7 +269,8 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
   }
   plot.close();
   std::ofstream script(dir + "/comparison.gp");
-  script << "set terminal pngcairo size 1000,500\nset output '" << dir << "/comparison.png'\n"
+  script << "set terminal pngcairo size 1000,500 noenhanced\nset output '" << dir
+         << "/comparison.png'\n"
          << "set title 'clean accuracy (mean ± std over seeds)'\nset style data histogram\n"
          << "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
          << "set xtics rotate by -30\nset ylabel 'accuracy'\nset key top left\nset yrange [0:1]\n"
