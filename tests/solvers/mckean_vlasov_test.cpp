@@ -55,6 +55,10 @@ TEST(McKeanVlasov, EveryStepConservesMassKeepsDensityNonNegativeAndLowersFreeEne
   const double inf = std::numeric_limits<double>::infinity();
   const StructureCase cases[] = {
       {"1D log gas, no noise, ball", ball_grid(1, 3.0, 200), Kernel::riesz(0.0), inf, 400},
+      // Interactions more singular than |z|^{1−d}: their stiffness, not the CFL rate, sets the
+      // step.
+      {"1D Riesz s=0.5, no noise, ball", ball_grid(1, 2.8, 400), Kernel::riesz(0.5), inf, 600},
+      {"2D Riesz s=1.5, no noise, ball", ball_grid(2, 2.0, 64), Kernel::riesz(1.5), inf, 150},
       {"1D |z| attraction with noise", box_grid(1, 6.0, 150), Kernel::absolute(1.0), 2.0, 400},
       {"2D Riesz s=1 with noise, ball (masked cells)", ball_grid(2, 2.0, 48), Kernel::riesz(1.0),
        20.0, 150},
