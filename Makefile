@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 .PHONY: run test build deps bench clean
 
 run: build
-	$(BUILD_DIR)/bin/cpm run
+	$(BUILD_DIR)/bin/cpm run --overwrite
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
