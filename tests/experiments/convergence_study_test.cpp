@@ -41,13 +41,6 @@ cells = [256]
          "[output]\ndirectory = \"" + out.string() + "\"\n";
 }
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ConvergenceStudy, LogGasW1DecaysWithSlopeOneHalfWithinItsInterval) {
   // With noise the particle-versus-PDE distance is dominated by sampling, so W1 ~ N^{-1/2}: the
   // bootstrap interval of the fitted slope must contain −1/2, and the dynamics must add no error
@@ -103,17 +96,11 @@ TEST(ConvergenceStudy, TwoMpiRanksGiveTheSameTableAsOneProcess) {
   write_file(dir / "single.toml", log_gas_config(dir / "single", study));
   write_file(dir / "ranks.toml", log_gas_config(dir / "ranks", study));
   ASSERT_EQ(run_cpm("converge --quiet " + (dir / "single.toml").string()).exit_code, 0);
-  const std::string mpirun =
-      "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "mpirun --oversubscribe -np 2 ";
-  ASSERT_EQ(std::system((mpirun + CPM_BINARY + " converge --quiet " +
-                         (dir / "ranks.toml").string() + " > /dev/null 2>&1")
-                            .c_str()),
-            0);
-  EXPECT_EQ(read_all(dir / "single" / "convergence.csv"),
-            read_all(dir / "ranks" / "convergence.csv"));
-  EXPECT_EQ(read_all(dir / "single" / "convergence_rates.csv"),
-            read_all(dir / "ranks" / "convergence_rates.csv"));
+  ASSERT_EQ(testing::run_cpm_mpi(2, "converge --quiet " + (dir / "ranks.toml").string()), 0);
+  EXPECT_EQ(testing::read_file(dir / "single" / "convergence.csv"),
+            testing::read_file(dir / "ranks" / "convergence.csv"));
+  EXPECT_EQ(testing::read_file(dir / "single" / "convergence_rates.csv"),
+            testing::read_file(dir / "ranks" / "convergence_rates.csv"));
   std::filesystem::remove_all(dir);
 }
 

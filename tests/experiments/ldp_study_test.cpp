@@ -124,13 +124,6 @@ TEST(LdpStudy, BadStudySectionsGiveExitCodeTwo) {
   std::filesystem::remove_all(dir);
 }
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(LdpStudy, TwoMpiRanksGiveTheSameResultsAsOneProcess) {
   const auto dir = fresh_directory("ldp_mpi");
   write_file(
@@ -140,17 +133,12 @@ TEST(LdpStudy, TwoMpiRanksGiveTheSameResultsAsOneProcess) {
       dir / "ranks.toml",
       gaussian_config(dir / "ranks", "[ldp]\nns = [3, 6]\nreplicas = 21\ndeltas = [0.1, 0.3]\n"));
   ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "single.toml").string()).exit_code, 0);
-  const std::string mpirun =
-      "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "mpirun --oversubscribe -np 2 ";
-  const int status = std::system(
-      (mpirun + CPM_BINARY + " ldp --quiet " + (dir / "ranks.toml").string() + " > /dev/null 2>&1")
-          .c_str());
-  ASSERT_EQ(status, 0);
-  EXPECT_EQ(read_all(dir / "single" / "ldp_statistics.csv"),
-            read_all(dir / "ranks" / "ldp_statistics.csv"));
-  EXPECT_EQ(read_all(dir / "single" / "ldp_tails.csv"), read_all(dir / "ranks" / "ldp_tails.csv"));
-  EXPECT_GT(read_all(dir / "single" / "ldp_statistics.csv").size(), 500u);
+  ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "ranks.toml").string()), 0);
+  EXPECT_EQ(testing::read_file(dir / "single" / "ldp_statistics.csv"),
+            testing::read_file(dir / "ranks" / "ldp_statistics.csv"));
+  EXPECT_EQ(testing::read_file(dir / "single" / "ldp_tails.csv"),
+            testing::read_file(dir / "ranks" / "ldp_tails.csv"));
+  EXPECT_GT(testing::read_file(dir / "single" / "ldp_statistics.csv").size(), 500u);
   std::filesystem::remove_all(dir);
 }
 
