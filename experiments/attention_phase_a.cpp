@@ -107,10 +107,21 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
       for (int k = 0; k < m; ++k)
         for (int a = 0; a < hs; ++a) particles.positions(k, a) = omega[k * hs + a];
       domain.project_all(particles.positions);
+      const Eigen::MatrixXd initial = particles.positions;
       auto x = std::make_shared<const Eigen::MatrixXd>(keys[h]);
       AlignmentSettings settings;
       settings.gamma = config.gamma;
       settings.centred = false;  // already centred per sequence above
+      if (config.relative_gamma) {
+        // γ_eff = γ / g_0 with g_0 the RMS alignment force at the initial particles (γ = 1).
+        settings.gamma = 1.0;
+        const AlignmentPotential unit(x, token_targets, map, settings);
+        Eigen::VectorXd value;
+        Eigen::MatrixXd gradient;
+        unit.evaluate(particles.positions, value, &gradient);
+        const double g0 = std::sqrt(gradient.rowwise().squaredNorm().mean());
+        settings.gamma = g0 > 0.0 && std::isfinite(g0) ? config.gamma / g0 : config.gamma;
+      }
       auto potential = std::make_shared<AlignmentPotential>(x, token_targets, map, settings);
       ForceField forces(potential, make_reference_pair_sum(config.kernel), config.lambda);
       LangevinParameters parameters;
@@ -119,7 +130,12 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
       parameters.seed = seed;
       parameters.replica = static_cast<std::uint64_t>(l) * s.heads + h;
       LangevinIntegrator integrator(forces, domain, parameters);
-      HeadAlignment a{l, h, alignment(map, *x, token_targets, particles.positions), 0.0};
+      HeadAlignment a;
+      a.layer = l;
+      a.head = h;
+      a.before = alignment(map, *x, token_targets, particles.positions);
+      a.gamma = settings.gamma;
+      a.norm = std::sqrt(initial.rowwise().squaredNorm().mean());
       for (int step = 0; step < config.steps; ++step) {
         integrator.step(particles);
         bar.update(static_cast<double>((l * s.heads + h) * config.steps + step + 1));
@@ -128,6 +144,7 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
         throw std::runtime_error(
             "phase A: particles became non-finite (reduce phase_a.step or use a mollifier)");
       a.after = alignment(map, *x, token_targets, particles.positions);
+      a.displacement = std::sqrt((particles.positions - initial).rowwise().squaredNorm().mean());
       report.push_back(a);
       for (int k = 0; k < m; ++k)
         for (int a2 = 0; a2 < hs; ++a2)

@@ -123,9 +123,11 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
     result.phase_a = run_phase_a(model, task.train, task.classes, config.phase_a, t.seed,
                                  t.batch_size, progress);
     CsvTable table(directory + "/phase_a.csv",
-                   {"layer", "head", "alignment_before", "alignment_after"});
+                   {"layer", "head", "alignment_before", "alignment_after", "gamma_effective",
+                    "particle_norm", "particle_displacement"});
     for (const auto& h : result.phase_a)
-      table.add_row({double(h.layer), double(h.head), h.before, h.after});
+      table.add_row(
+          {double(h.layer), double(h.head), h.before, h.after, h.gamma, h.norm, h.displacement});
   };
   bool phase_a_done = !phase_a;
   std::vector<int> tokens, lengths, labels;

@@ -111,6 +111,7 @@ void read_phase_a(TomlReader r, PhaseAConfig& p) {
   require(r, p.beta > 0.0, "beta", "must be positive (or \"inf\")");
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0, "gamma", "must be positive");
+  p.relative_gamma = r.boolean("relative_gamma", p.relative_gamma);
   p.lambda = r.number("lambda", p.lambda);
   require(r, p.lambda >= 0.0, "lambda", "must be ≥ 0");
   const double s = r.number("riesz_s", 1.0), eps = r.number("mollifier", 0.0);

@@ -58,11 +58,12 @@ struct TrainingConfig {
 // Phase A: Langevin dynamics of each head's particles on the alignment Hamiltonian.
 struct PhaseAConfig {
   int warmup_epochs = 0;  // Phase B epochs with the initial particles before Phase A
-  int steps = 200;
+  int steps = 50;
   double step = 0.05;  // η
   double beta = std::numeric_limits<double>::infinity();
-  double gamma = 10.0;   // V_align = −γ m(ω)²
-  double lambda = 0.01;  // Riesz strength
+  double gamma = 0.1;          // V_align = −γ_eff ‖m(ω)‖²
+  bool relative_gamma = true;  // γ_eff = γ / (RMS initial alignment force); false: γ_eff = γ
+  double lambda = 0.01;        // Riesz strength
   InteractionKernel kernel = InteractionKernel::riesz(1.0);
   double radius = 0.0;           // ball domain of this radius; 0: the whole space
   std::size_t sequences = 2000;  // training sequences in the alignment

@@ -59,7 +59,10 @@ TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
   write_file(dir / "train.toml", small_config(dir / "run", "kernel-porf-softplus", 16, 1));
   const auto r = run_cpm("train " + (dir / "train.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
-  EXPECT_TRUE(std::filesystem::exists(dir / "run" / "phase_a.csv"));
+  const std::string phase_a = read(dir / "run" / "phase_a.csv");
+  for (const char* c : {"alignment_before", "alignment_after", "gamma_effective", "particle_norm",
+                        "particle_displacement"})
+    EXPECT_NE(phase_a.find(c), std::string::npos) << c;
 }
 
 TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {

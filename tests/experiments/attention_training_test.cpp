@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 
+#include "../scratch_directory.hpp"
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
 #include "experiments/attention_evaluation.hpp"
 #include "experiments/attention_phase_a.hpp"
+#include "experiments/attention_training.hpp"
 #include "experiments/sequence_perturbation.hpp"
 #include "transformer/tokenizer.hpp"
 
@@ -91,7 +94,8 @@ TEST(PhaseA, LangevinOnTheAlignmentHamiltonianRaisesEveryHeadsAlignment) {
     config.steps = 30;
     config.step = 0.02;
     config.gamma = 2.0;
-    config.radius = 3.0;  // favor's alignment grows without bound along x: keep D bounded
+    config.relative_gamma = false;  // an absolute γ, with keys made large enough to feel it
+    config.radius = 3.0;            // favor's alignment grows without bound along x: keep D bounded
     config.lambda = 1e-3;
     config.sequences = 60;
     const auto report = run_phase_a(model, data, 2, config, 4, 16, false);
@@ -101,6 +105,77 @@ TEST(PhaseA, LangevinOnTheAlignmentHamiltonianRaisesEveryHeadsAlignment) {
                   h.layer, h.head, h.before, h.after);
       EXPECT_GT(h.after, h.before);
     }
+  }
+}
+
+// Sequences of random words 3..10 whose label is whether word 2 occurs, as a task of `n` examples.
+SequenceSet word_presence_sequences(int n, std::uint64_t seed) {
+  SequenceSet data;
+  RandomStream s(seed, RandomPurpose::experiment, 0, 0);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> t(3 + static_cast<int>(s.uniform() * 6));
+    for (auto& v : t) v = 3 + static_cast<int>(s.uniform() * 8);
+    const int label = i % 2;
+    if (label) t[static_cast<std::size_t>(s.uniform() * t.size())] = 2;
+    data.tokens.push_back(t);
+    data.labels.push_back(label);
+  }
+  return data;
+}
+
+// The defect this guards against: with a fixed γ the drift of V_align scales like the square of
+// the projected keys, which are small at initialisation (weights N(0, 0.02²)), so Phase A left the
+// particles where they were and kernel-<map> trained exactly like vanilla-<map>. With the default
+// [phase_a] settings (relative γ) and the default initialisation, Phase A must raise the alignment
+// of every head by at least 10 %, move the particles by at least 1 % of their norm, and so give a
+// model whose evaluation log loss differs from vanilla-<map>'s of the same seed by more than 0.005
+// (about 2 % of it). Measured when written: alignment +60…106 %, displacement ≈ 10 % of the norm,
+// log-loss differences 0.008–0.017; the former absolute γ = 10 with 200 steps gave +1…9 %,
+// 0.2–1.2 % and 0.0001–0.003, and fails all three checks.
+TEST(PhaseA, DefaultSettingsMoveTheParticlesAndMakeKernelDifferFromVanilla) {
+  AttentionTask task;
+  task.dataset = "synthetic";
+  task.evaluation_split = "test";
+  task.classes = 2;
+  task.max_length = 8;
+  task.vocabulary_size = 12;
+  task.train = word_presence_sequences(160, 3);
+  task.evaluation = word_presence_sequences(64, 5);
+  TrainConfig config;
+  config.model.d_model = 16;
+  config.model.heads = 2;
+  config.model.layers = 2;
+  config.model.d_ff = 16;
+  config.model.features = 8;
+  config.training.epochs = 8;  // 80 steps: enough to learn the task
+  config.training.batch_size = 16;
+  config.training.warmup_steps = 2;
+  config.evaluation.robustness = false;
+  config.phase_a.sequences = 160;  // every other [phase_a] setting at its default
+  auto train = [&](const std::string& variant) {
+    config.model.variant = parse_attention_variant(variant);
+    const std::string directory = testing_support::fresh_path(variant);
+    std::filesystem::create_directories(directory);
+    return train_attention_model(config, task, directory, false);
+  };
+  for (const std::string map : {"favor", "porf-softplus", "softmaxfeat"}) {
+    const TrainResult kernel = train("kernel-" + map), vanilla = train("vanilla-" + map);
+    ASSERT_EQ(kernel.phase_a.size(), 4u);
+    EXPECT_TRUE(vanilla.phase_a.empty());
+    for (const auto& h : kernel.phase_a) {
+      std::printf(
+          "  %s layer %d head %d: alignment %.3e -> %.3e (%+.0f %%), displacement %.3f of "
+          "norm %.2f\n",
+          map.c_str(), h.layer, h.head, h.before, h.after, 100.0 * (h.after / h.before - 1.0),
+          h.displacement, h.norm);
+      EXPECT_GE(h.after, 1.1 * h.before) << map << " layer " << h.layer << " head " << h.head;
+      EXPECT_GE(h.displacement, 0.01 * h.norm) << map << " layer " << h.layer << " head " << h.head;
+    }
+    const double kernel_loss = kernel.evaluation.front().result.metrics.log_loss,
+                 vanilla_loss = vanilla.evaluation.front().result.metrics.log_loss;
+    std::printf("  %s: evaluation log loss kernel %.6f, vanilla %.6f\n", map.c_str(), kernel_loss,
+                vanilla_loss);
+    EXPECT_GT(std::abs(kernel_loss - vanilla_loss), 0.005) << map;
   }
 }
 

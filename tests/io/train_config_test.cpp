@@ -27,6 +27,17 @@ TEST(TrainConfig, DefaultsAreTheDesignSizes) {
   EXPECT_FALSE(c.is_experiment());
 }
 
+TEST(TrainConfig, PhaseAGammaIsRelativeToTheInitialForceUnlessSwitchedOff) {
+  const TrainConfig d = parse_train_config("", "empty.toml");
+  EXPECT_TRUE(d.phase_a.relative_gamma);
+  EXPECT_EQ(d.phase_a.gamma, 0.1);
+  EXPECT_EQ(d.phase_a.steps, 50);
+  const TrainConfig c =
+      parse_train_config("[phase_a]\ngamma = 10.0\nrelative_gamma = false\n", "x.toml");
+  EXPECT_FALSE(c.phase_a.relative_gamma);
+  EXPECT_EQ(c.phase_a.gamma, 10.0);
+}
+
 TEST(TrainConfig, EveryVariantNameRoundTrips) {
   for (const std::string name :
        {"softmax", "vanilla-favor", "vanilla-porf-softplus", "vanilla-softmaxfeat", "kernel-favor",
