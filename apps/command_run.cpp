@@ -25,6 +25,9 @@ void add_run_command(CLI::App& app) {
   run->add_option("config", options->config, "TOML configuration file");
   run->add_flag("--overwrite", options->run.overwrite,
                 "replace results in an existing output folder");
+  run->add_option("--restart", options->run.restart,
+                  "continue from the last frame of an earlier run's run.h5 (same model; "
+                  "dynamics.t_end and dynamics.outputs may differ), into a new output folder");
   run->add_flag("--print-default", options->print_default,
                 "print the embedded default configuration");
   run->callback([options] {

@@ -1,18 +1,20 @@
 #include "experiments/particle_run.hpp"
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <iomanip>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/initial_law.hpp"
 #include "core/observables.hpp"
 #include "experiments/model_builder.hpp"
+#include "experiments/run_output.hpp"
+#include "experiments/run_restart.hpp"
+#include "io/config_error.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
+#include "viz/gnuplot_plot.hpp"
 
 namespace cpm {
 
@@ -29,35 +31,56 @@ std::vector<std::string> observable_columns(int d) {
 
 }  // namespace
 
-void write_particle_snapshot(const std::string& path, const Particles& p) {
-  std::ofstream out(path);
-  out << std::setprecision(17);
-  for (Eigen::Index a = 0; a < p.dim(); ++a) out << (a ? "," : "") << "x" << a;
-  out << '\n';
-  for (Eigen::Index k = 0; k < p.size(); ++k) {
-    for (Eigen::Index a = 0; a < p.dim(); ++a) out << (a ? "," : "") << p.positions(k, a);
-    out << '\n';
+void plot_observables(const std::string& csv, const std::string& png,
+                      const std::vector<std::string>& columns, const std::string& title,
+                      const std::string& y_label, bool log_y) {
+  TimeSeriesPlot plot;
+  plot.csv = csv;
+  plot.png = png;
+  plot.y_columns = columns;
+  plot.log_y = log_y;
+  plot.title = title;
+  plot.y_label = y_label;
+  try {
+    plot_time_series(plot);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "cpm: no plot " << png << ": " << e.what() << '\n';
   }
 }
 
 void run_particles(const RunConfig& config, const RunOptions& options) {
-  prepare_output_directory(config.output.directory, options.overwrite);
-  const std::string dir = config.output.directory + "/";
   const int d = config.domain.dim();
-
   Particles particles = sample_particles(config.initial, config.n, config.seed, 0);
   config.domain.project_all(particles.positions);
   auto forces = make_force_field(config);
   auto integrator = make_integrator(config, *forces, 0);
+  double start = 0.0;
+  if (!options.restart.empty()) {
+    const Checkpoint checkpoint = load_restart(config, options.restart);
+    particles.positions = checkpoint.positions;
+    try {
+      integrator->restore_state(checkpoint.state.solver_state);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(options.restart + ": checkpoint: " + e.what());
+    }
+    start = checkpoint.state.time;
+  }
+
+  prepare_output_directory(config.output.directory, options.overwrite);
+  const std::string dir = config.output.directory + "/";
   std::ofstream(dir + "run_info.txt")
       << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
-      << "\ninteraction_method = " << forces->interaction().name() << '\n';
+      << "\ninteraction_method = " << forces->interaction().name()
+      << (options.restart.empty() ? "" : "\nrestart = " + options.restart) << '\n';
 
-  CsvTable table(dir + "observables.csv", observable_columns(d));
+  const std::vector<std::string> columns = observable_columns(d);
+  const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time
+  CsvTable table(dir + "observables.csv", columns);
+  RunOutput output(config, nullptr, options.overwrite);  // run.h5 (H5MD) and run.pvd
   Progress progress("cpm run", config.dynamics.t_end, options.progress);
   const Eigen::VectorXd centre = config.domain.centre();
-  for (int k = 0; k <= config.dynamics.outputs; ++k) {
-    const double t = config.dynamics.t_end * k / config.dynamics.outputs;
+  Eigen::MatrixXd drift;
+  for (const double t : output_times(config.dynamics, start)) {
     integrator->advance_to(particles, t);
     if (!particles.positions.allFinite())
       throw std::runtime_error(
@@ -73,14 +96,19 @@ void run_particles(const RunConfig& config, const RunOptions& options) {
     for (int a = 0; a < d; ++a)
       for (int b = a; b < d; ++b) row.push_back(cov(a, b));
     table.add_row(row);
-    std::ostringstream name;
-    name << dir << "particles_" << std::setw(4) << std::setfill('0') << k << ".csv";
-    write_particle_snapshot(name.str(), particles);
+    forces->compute(particles.positions, drift, nullptr);
+    output.write_frame(static_cast<std::int64_t>(integrator->steps_taken()), t, particles.positions,
+                       drift, observables, std::vector<double>(row.begin() + 1, row.end()), nullptr,
+                       nullptr, integrator->save_state());
     std::ostringstream detail;
     detail << "t=" << t << " E=" << e.total();
     progress.update(t, detail.str());
   }
   progress.finish("output in " + config.output.directory);
+  plot_observables(dir + "observables.csv", dir + "observables.png",
+                   {"energy_external", "energy_interaction", "energy_total", "radial_extent"},
+                   "particles (N = " + std::to_string(config.n) + "): energies and extent", "value",
+                   false);
 }
 
 }  // namespace cpm

@@ -38,12 +38,22 @@ ParameterSet run_parameters(const RunConfig& c) {
   p.set("dynamics.step", c.dynamics.step);
   p.set("dynamics.t_end", c.dynamics.t_end);
   p.set("dynamics.outputs", static_cast<std::int64_t>(c.dynamics.outputs));
+  if (c.dynamics.integrator == "gradient_flow") {
+    p.set("dynamics.absolute_tolerance", c.dynamics.absolute_tolerance);
+    p.set("dynamics.relative_tolerance", c.dynamics.relative_tolerance);
+  }
   if (c.grid) {
     std::vector<double> cells(c.grid->cells.data(), c.grid->cells.data() + c.grid->cells.size());
     p.set("grid.cells", cells);
     p.set("grid.cfl", c.grid->cfl);
     p.set("grid.step", c.grid->step);
+    if (c.grid->lower.size() > 0) {
+      p.set("grid.lower", as_list(c.grid->lower));
+      p.set("grid.upper", as_list(c.grid->upper));
+    }
     p.set("grid.initial", c.grid->initial.kind);
+    p.set("grid.directions", static_cast<std::int64_t>(c.grid->directions));
+    p.set("grid.mmd_bandwidth", c.grid->mmd_bandwidth);
   }
   return p;
 }
@@ -75,7 +85,8 @@ RunOutput::RunOutput(const RunConfig& config, const Grid* grid, bool overwrite)
 void RunOutput::write_frame(std::int64_t step, double time, const Eigen::MatrixXd& positions,
                             const Eigen::MatrixXd& drift, const std::vector<std::string>& names,
                             const std::vector<double>& values, const std::vector<double>* density,
-                            const std::vector<double>* potential) {
+                            const std::vector<double>* potential,
+                            const IntegratorState& solver_state) {
   h5_.write_positions(step, time, positions);
   h5_.write_observables(step, time, names, values);
   force_ = -drift;
@@ -99,7 +110,7 @@ void RunOutput::write_frame(std::int64_t step, double time, const Eigen::MatrixX
         {NamedArray::vector("force", force_), NamedArray::scalar("local_density", local_density_)},
         {NamedArray::scalar("density", rho), NamedArray::scalar("potential", w)});
   }
-  h5_.write_checkpoint(RestartState{step, time, seed_, 0, {}});
+  h5_.write_checkpoint(RestartState{step, time, seed_, 0, solver_state});
 }
 
 }  // namespace cpm

@@ -13,6 +13,7 @@
 #include "io/parameter_set.hpp"
 #include "io/run_config.hpp"
 #include "solvers/grid.hpp"
+#include "solvers/particle_integrator.hpp"
 #include "viz/vtk_writer.hpp"
 
 namespace cpm {
@@ -27,11 +28,12 @@ class RunOutput {
   RunOutput(const RunConfig& config, const Grid* grid, bool overwrite);
 
   // One output time: positions and the drift F (the force is −F) of the particles, the run's
-  // observables, and, with a grid, the density ρ and the potential W∗ρ as cell values.
+  // observables, with a grid the density ρ and the potential W∗ρ as cell values, and the solvers'
+  // state; the frame becomes the checkpoint a restart continues from.
   void write_frame(std::int64_t step, double time, const Eigen::MatrixXd& positions,
                    const Eigen::MatrixXd& drift, const std::vector<std::string>& names,
                    const std::vector<double>& values, const std::vector<double>* density,
-                   const std::vector<double>* potential);
+                   const std::vector<double>* potential, const IntegratorState& solver_state);
 
  private:
   const Grid* grid_;

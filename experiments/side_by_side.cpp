@@ -13,6 +13,7 @@
 #include "core/empirical_distances.hpp"
 #include "core/observables.hpp"
 #include "experiments/model_builder.hpp"
+#include "experiments/run_restart.hpp"
 #include "io/config_error.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
@@ -55,24 +56,6 @@ void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSo
   }
 }
 
-void write_density_snapshot(const std::string& path, const Grid& grid,
-                            const std::vector<double>& rho) {
-  std::ofstream out(path);
-  out << std::setprecision(17);
-  for (int a = 0; a < grid.dim(); ++a) out << "x" << a << ",";
-  out << "density\n";
-  for (Eigen::Index c = 0; c < grid.size(); ++c) {
-    for (int a = 0; a < grid.dim(); ++a) out << grid.centre(c, a) << ",";
-    out << rho[c] << '\n';
-  }
-}
-
-std::string numbered(const std::string& dir, const std::string& stem, int k) {
-  std::ostringstream name;
-  name << dir << stem << "_" << std::setw(4) << std::setfill('0') << k << ".csv";
-  return name.str();
-}
-
 }  // namespace
 
 SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
@@ -86,6 +69,23 @@ SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
   directions_ = slicing_directions(grid.dim(), config_.grid->directions);
   bandwidth_ = config_.grid->mmd_bandwidth > 0.0 ? config_.grid->mmd_bandwidth
                                                  : (grid.upper() - grid.lower()).minCoeff() / 20.0;
+}
+
+void SideBySideRun::restore(const Checkpoint& checkpoint) {
+  particles_.positions = checkpoint.positions;
+  integrator_->restore_state(checkpoint.state.solver_state);
+  const double grid_steps = state_entry(checkpoint.state.solver_state, "grid.steps");
+  solver_->set_state(
+      McKeanVlasovSolver::State(checkpoint.density.begin(), checkpoint.density.end()),
+      state_entry(checkpoint.state.solver_state, "grid.time"),
+      static_cast<std::uint64_t>(grid_steps));
+}
+
+IntegratorState SideBySideRun::save_state() const {
+  IntegratorState state = integrator_->save_state();
+  state["grid.time"] = solver_->time();
+  state["grid.steps"] = static_cast<double>(solver_->steps_taken());
+  return state;
 }
 
 void SideBySideRun::advance_to(double t) {
@@ -150,6 +150,16 @@ std::vector<double> SideBySideRun::measure() {
 
 void run_side_by_side(const RunConfig& config, const RunOptions& options) {
   SideBySideRun run(config);  // validates every input before anything is written
+  double start = 0.0;
+  if (!options.restart.empty()) {
+    const Checkpoint checkpoint = load_restart(config, options.restart);
+    try {
+      run.restore(checkpoint);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(options.restart + ": checkpoint: " + e.what());
+    }
+    start = checkpoint.state.time;
+  }
   prepare_output_directory(config.output.directory, options.overwrite);
   const std::string dir = config.output.directory + "/";
   std::ofstream(dir + "run_info.txt")
@@ -158,7 +168,8 @@ void run_side_by_side(const RunConfig& config, const RunOptions& options) {
       << "\ngrid_cells = " << run.grid().cells().transpose()
       << "\ngrid_lower = " << run.grid().lower().transpose()
       << "\ngrid_upper = " << run.grid().upper().transpose()
-      << "\nmmd_bandwidth = " << run.mmd_bandwidth() << '\n';
+      << "\nmmd_bandwidth = " << run.mmd_bandwidth()
+      << (options.restart.empty() ? "" : "\nrestart = " + options.restart) << '\n';
 
   const std::vector<std::string> columns = run.columns();
   CsvTable table(dir + "side_by_side.csv", columns);
@@ -170,38 +181,29 @@ void run_side_by_side(const RunConfig& config, const RunOptions& options) {
   const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time
   Eigen::MatrixXd drift;
   Progress progress("cpm run (particles and grid)", config.dynamics.t_end, options.progress);
-  for (int k = 0; k <= config.dynamics.outputs; ++k) {
-    const double t = config.dynamics.t_end * k / config.dynamics.outputs;
+  for (const double t : output_times(config.dynamics, start)) {
     run.advance_to(t);
     const std::vector<double> row = run.measure();
     table.add_row(row);
-    write_particle_snapshot(numbered(dir, "particles", k), run.particles());
-    write_density_snapshot(numbered(dir, "density", k), run.grid(), run.grid_solver().density());
     run.forces().compute(run.particles().positions, drift, nullptr);
-    // H5MD step: Langevin steps taken (the random streams' position), else the output index.
-    const std::int64_t step = config.dynamics.integrator == "langevin"
-                                  ? std::llround(t / config.dynamics.step)
-                                  : static_cast<std::int64_t>(k);
-    output.write_frame(step, t, run.particles().positions, drift, observables,
+    output.write_frame(static_cast<std::int64_t>(run.particle_integrator().steps_taken()), t,
+                       run.particles().positions, drift, observables,
                        std::vector<double>(row.begin() + 1, row.end()),
-                       &run.grid_solver().density(), &run.grid_solver().interaction_potential());
+                       &run.grid_solver().density(), &run.grid_solver().interaction_potential(),
+                       run.save_state());
     progress.update(t, "t=" + format(t) + " " + columns[headline] + "=" + format(row[headline]));
   }
   progress.finish("output in " + config.output.directory);
 
-  TimeSeriesPlot plot;
-  plot.csv = dir + "side_by_side.csv";
-  plot.png = dir + "side_by_side.png";
-  plot.y_columns = one_dimensional ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
-                                   : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"};
-  plot.log_y = true;
-  plot.title = "particles (N = " + std::to_string(config.n) + ") against the grid density";
-  plot.y_label = "distance";
-  try {
-    plot_time_series(plot);
-  } catch (const std::runtime_error& e) {
-    std::cerr << "cpm: no plot: " << e.what() << '\n';  // the table is complete without it
-  }
+  const std::string title = "particles (N = " + std::to_string(config.n) + ") and grid";
+  plot_observables(dir + "side_by_side.csv", dir + "side_by_side.png",
+                   one_dimensional ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
+                                   : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"},
+                   title + ": distance of the empirical measure to the density", "distance", true);
+  plot_observables(dir + "side_by_side.csv", dir + "energies.png",
+                   {"particle_energy_external", "grid_energy_external",
+                    "particle_energy_interaction", "grid_energy_interaction"},
+                   title + ": energy terms", "energy", false);
 }
 
 }  // namespace cpm

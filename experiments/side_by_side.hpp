@@ -10,6 +10,7 @@
 
 #include "core/particles.hpp"
 #include "experiments/particle_run.hpp"
+#include "io/h5md_reader.hpp"
 #include "io/run_config.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/grid.hpp"
@@ -24,6 +25,13 @@ class SideBySideRun {
   // step above the stability bound of ρ_0, for an initial law whose mass the grid's cells inside
   // D do not hold (to 1e-3), and for a bad initial density file.
   explicit SideBySideRun(const RunConfig& config);
+
+  // Continues from a checkpoint of the same configuration (experiments/run_restart.hpp): the
+  // particles' positions, the grid density, and both solvers' clocks and counters.
+  void restore(const Checkpoint& checkpoint);
+  // Both solvers' state for a checkpoint: the particle integrator's entries and "grid.time",
+  // "grid.steps".
+  IntegratorState save_state() const;
 
   // Advances the particles and the grid solver to time t ≥ time().
   void advance_to(double t);
@@ -53,9 +61,9 @@ class SideBySideRun {
   double bandwidth_ = 0.0;
 };
 
-// Runs the study into config.output.directory: side_by_side.csv (one row per output time, the
-// columns of SideBySideRun), particles_<k>.csv, density_<k>.csv (cell centres and ρ), a PNG of
-// the distances and run_info.txt.
+// Runs the study into config.output.directory (or continues it from options.restart):
+// side_by_side.csv (one row per output time, the columns of SideBySideRun), run.h5 (H5MD),
+// run.pvd (ParaView), PNG plots of the distances and the energies, and run_info.txt.
 void run_side_by_side(const RunConfig& config, const RunOptions& options);
 
 }  // namespace cpm

@@ -1,6 +1,7 @@
 #include "solvers/gradient_flow.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace cpm {
@@ -36,11 +37,17 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
     double dt = std::min(dt_, t_end - time_);
     const bool clipped = dt < dt_;  // shortened only to land on t_end
     if (stepper_.try_step(system, state_, time_, dt) == odeint::success) {
-      // try_step advanced time_ and proposed the next dt; project onto D.
+      // try_step advanced time_ and proposed the next dt; project onto D. A projection that
+      // moves a particle voids the derivative Dormand–Prince reuses (first same as last), so the
+      // stepper recomputes it: the next step then depends on the positions only, which is what
+      // lets a restart from saved positions continue bit for bit.
       Eigen::Map<Eigen::MatrixXd> x(state_.data(), n_, d_);
       x_ = x;
       domain_.project_all(x_);
-      x = x_;
+      if (x_ != x) {
+        x = x_;
+        stepper_.reset();
+      }
       ++accepted_steps_;
       consecutive_failures = 0;
       if (!clipped) dt_ = dt;
@@ -52,6 +59,28 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
   }
   time_ = t_end;
   particles.positions = Eigen::Map<const Eigen::MatrixXd>(state_.data(), n_, d_);
+}
+
+IntegratorState GradientFlowIntegrator::save_state() const {
+  return {{"gradient_flow.time", time_},
+          {"gradient_flow.step", dt_},
+          {"gradient_flow.accepted_steps", static_cast<double>(accepted_steps_)}};
+}
+
+void GradientFlowIntegrator::restore_state(const IntegratorState& state) {
+  const double time = state_entry(state, "gradient_flow.time");
+  const double dt = state_entry(state, "gradient_flow.step");
+  const double steps = state_entry(state, "gradient_flow.accepted_steps");
+  if (!(std::isfinite(time) && time >= 0.0))
+    throw std::invalid_argument("solver state gradient_flow.time is not a time");
+  if (!(std::isfinite(dt) && dt > 0.0))
+    throw std::invalid_argument("solver state gradient_flow.step is not a positive step");
+  if (!(steps >= 0.0 && steps < 0x1p53 && steps == std::floor(steps)))
+    throw std::invalid_argument("solver state gradient_flow.accepted_steps is not a step count");
+  time_ = time;
+  dt_ = dt;
+  accepted_steps_ = static_cast<std::uint64_t>(steps);
+  stepper_.reset();  // the saved positions come without the reused derivative
 }
 
 }  // namespace cpm

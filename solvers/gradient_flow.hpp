@@ -23,8 +23,11 @@ class GradientFlowIntegrator final : public ParticleIntegrator {
 
   void advance_to(Particles& particles, double t) override;
   double time() const override { return time_; }
-  void set_time(double t) { time_ = t; }  // for restarts
-  std::size_t steps_taken() const { return accepted_steps_; }
+  std::uint64_t steps_taken() const override { return accepted_steps_; }
+  // {"gradient_flow.time", "gradient_flow.step", "gradient_flow.accepted_steps"}: the clock, the
+  // step size the controller proposes next, and the step counter.
+  IntegratorState save_state() const override;
+  void restore_state(const IntegratorState& state) override;
 
  private:
   using State = std::vector<double>;
@@ -35,7 +38,7 @@ class GradientFlowIntegrator final : public ParticleIntegrator {
   GradientFlowParameters parameters_;
   double time_ = 0.0;
   double dt_;
-  std::size_t accepted_steps_ = 0;
+  std::uint64_t accepted_steps_ = 0;
   Eigen::Index n_ = 0, d_ = 0;
   Eigen::MatrixXd x_, drift_;
   State state_;

@@ -40,4 +40,15 @@ void LangevinIntegrator::advance_to(Particles& particles, double t) {
   while (steps_ < target) step(particles);
 }
 
+IntegratorState LangevinIntegrator::save_state() const {
+  return {{"langevin.steps", static_cast<double>(steps_)}};
+}
+
+void LangevinIntegrator::restore_state(const IntegratorState& state) {
+  const double steps = state_entry(state, "langevin.steps");
+  if (!(steps >= 0.0 && steps < 0x1p53 && steps == std::floor(steps)))
+    throw std::invalid_argument("solver state langevin.steps is not a step count");
+  steps_ = static_cast<std::uint64_t>(steps);
+}
+
 }  // namespace cpm

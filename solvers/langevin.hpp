@@ -26,8 +26,10 @@ class LangevinIntegrator final : public ParticleIntegrator {
   void advance_to(Particles& particles, double t) override;
   double time() const override { return static_cast<double>(steps_) * parameters_.step; }
 
-  std::uint64_t steps_taken() const { return steps_; }
-  void set_steps_taken(std::uint64_t steps) { steps_ = steps; }  // for restarts
+  std::uint64_t steps_taken() const override { return steps_; }
+  // {"langevin.steps"}: the clock is steps · η and the noise streams' position is the step.
+  IntegratorState save_state() const override;
+  void restore_state(const IntegratorState& state) override;
   const LangevinParameters& parameters() const { return parameters_; }
 
  private:

@@ -74,7 +74,7 @@ McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& poten
   convolved_.assign(m, 0.0);
   phi_.assign(m, 0.0);
   potential_.assign(m, 0.0);
-  set_state(std::move(initial_density), 0.0);
+  set_state(std::move(initial_density), 0.0, 0);
 }
 
 void McKeanVlasovSolver::check_density(const State& density) const {
@@ -94,10 +94,11 @@ void McKeanVlasovSolver::check_density(const State& density) const {
   if (!(total > 0.0)) throw std::invalid_argument("density has zero mass");
 }
 
-void McKeanVlasovSolver::set_state(State density, double time) {
+void McKeanVlasovSolver::set_state(State density, double time, std::uint64_t steps) {
   check_density(density);
   density_ = std::move(density);
   time_ = time;
+  steps_ = steps;
   potential_current_ = false;
 }
 

@@ -101,8 +101,9 @@ class McKeanVlasovSolver {
   double time() const { return time_; }
   std::uint64_t steps_taken() const { return steps_; }
   const State& density() const { return density_; }
-  // Replaces the state (for restarts): same rules as the initial density.
-  void set_state(State density, double time);
+  // Replaces the state (for restarts): the density (same rules as the initial density), the
+  // clock and the step counter.
+  void set_state(State density, double time, std::uint64_t steps);
 
   // W∗ρ (without λ) at every cell centre, for the current density.
   const State& interaction_potential();

@@ -30,7 +30,7 @@ TEST(InteractionMethod, ConfigSwitchChoosesTheSumAndTheRunRecordsIt) {
     const auto dir = testing::fresh_directory("interaction_method_" + method);
     const RunConfig config = parse_run_config(config_text(kBall2D, method, dir.string()), "test");
     EXPECT_EQ(make_interaction_sum(config)->name(), method);
-    run_particles(config, RunOptions{true, false});
+    run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
     std::ifstream info(dir / "run_info.txt");
     std::stringstream text;
     text << info.rdbuf();

@@ -133,7 +133,7 @@ std::vector<std::vector<double>> read_table(const std::string& path, std::string
 TEST(SideBySide, RunWritesOneRowPerOutputTimeWithAHeader) {
   RunConfig config = parse_run_config(kTwoDimensional, "two-dimensional case");
   config.output.directory = testing_support::fresh_path("side_by_side_2d");
-  run_side_by_side(config, RunOptions{false, false});
+  run_side_by_side(config, RunOptions{.overwrite = false, .progress = false, .restart = ""});
   std::string header;
   const auto rows = read_table(config.output.directory + "/side_by_side.csv", header);
   const std::vector<std::string> columns = SideBySideRun(config).columns();
@@ -151,7 +151,8 @@ TEST(SideBySide, RunWritesOneRowPerOutputTimeWithAHeader) {
       EXPECT_LE(rows[k][f], rows[k - 1][f]);
     }
   }
-  for (const char* file : {"particles_0004.csv", "density_0004.csv", "run_info.txt"})
+  for (const char* file : {"run.h5", "run.pvd", "run_particles_0004.vtp", "run_grid_0004.vti",
+                           "side_by_side.png", "energies.png", "run_info.txt"})
     EXPECT_TRUE(std::filesystem::exists(config.output.directory + "/" + file)) << file;
 }
 

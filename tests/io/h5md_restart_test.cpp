@@ -45,8 +45,8 @@ TEST(H5mdRestart, LangevinContinuedFromACheckpointIsBitIdentical) {
     for (std::uint64_t s = 0; s < half; ++s) first_half.step(first);
     H5mdWriter writer(path, H5mdHeader{}, ParameterSet{}, config.n, 2);
     writer.write_positions(static_cast<std::int64_t>(half), first_half.time(), first.positions);
-    writer.write_checkpoint(
-        {static_cast<std::int64_t>(half), first_half.time(), config.seed, 0, {}});
+    writer.write_checkpoint({static_cast<std::int64_t>(half), first_half.time(), config.seed, 0,
+                             first_half.save_state()});
   }
 
   const Checkpoint checkpoint = read_checkpoint(path);
@@ -54,7 +54,7 @@ TEST(H5mdRestart, LangevinContinuedFromACheckpointIsBitIdentical) {
   auto fresh_forces = make_force_field(config);
   LangevinIntegrator second_half(*fresh_forces, config.domain,
                                  {1e-3, 5.0, checkpoint.state.seed, checkpoint.state.replica});
-  second_half.set_steps_taken(static_cast<std::uint64_t>(checkpoint.state.step));
+  second_half.restore_state(checkpoint.state.solver_state);
   EXPECT_EQ(second_half.time(), checkpoint.state.time);
   for (std::uint64_t s = half; s < total; ++s) second_half.step(resumed);
 

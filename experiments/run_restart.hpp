@@ -1,0 +1,23 @@
+#pragma once
+// `cpm run CONFIG --restart FILE`: continue a run from the checkpoint of its run.h5. The
+// configuration must describe the same model and run; only dynamics.t_end and dynamics.outputs
+// (how far to go and how often to write) may differ. The continued run writes into a new folder.
+#include <string>
+#include <vector>
+
+#include "io/h5md_reader.hpp"
+#include "io/run_config.hpp"
+
+namespace cpm {
+
+// Reads and checks the checkpoint. Throws ConfigError (one line naming the file, or the key
+// whose value differs) when the file is missing, damaged or holds no checkpoint, when its
+// parameters differ from `config`'s, when it is at or past dynamics.t_end, or when
+// output.directory is the folder the file is in. Nothing is written.
+Checkpoint load_restart(const RunConfig& config, const std::string& path);
+
+// The output times t_k = t_end · k / outputs from t = 0, or, for a run that continues from
+// `start` > 0, the start itself followed by the t_k after it.
+std::vector<double> output_times(const DynamicsConfig& dynamics, double start = 0.0);
+
+}  // namespace cpm
