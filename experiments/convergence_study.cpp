@@ -1,7 +1,5 @@
 #include "experiments/convergence_study.hpp"
 
-#include <H5Cpp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -11,8 +9,9 @@
 
 #include "core/empirical_distances.hpp"
 #include "experiments/model_builder.hpp"
+#include "experiments/run_output.hpp"
 #include "io/csv_table.hpp"
-#include "io/hdf5_support.hpp"
+#include "io/hdf5_table.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
 #include "solvers/grid_density.hpp"
@@ -116,16 +115,18 @@ double w1_floor_constant(const Grid& grid, const std::vector<double>& density) {
   return std::sqrt(2.0 / std::numbers::pi) * integral;
 }
 
-void write_hdf5_table(const std::string& path, const std::vector<std::string>& columns,
-                      const std::vector<std::vector<double>>& rows, const ConvergenceConfig& c) {
-  H5::H5File file(path, H5F_ACC_TRUNC);
-  H5::Group group = hdf5::require_group(file, "convergence");
-  hdf5::write_attribute(group, "columns", columns);
-  hdf5::write_attribute(group, "source", c.model.source);
-  hdf5::write_attribute(group, "seed", c.model.seed);
-  hdf5::write_attribute(group, "replicas", static_cast<std::int64_t>(c.replicas));
-  hdf5::FrameDataset table(group, "table", H5::PredType::NATIVE_DOUBLE, {columns.size()});
-  for (const auto& row : rows) table.append(row.data());
+// The model's parameters (as in run.h5, without particles.n) and the study's own.
+ParameterSet study_parameters(const ConvergenceConfig& c) {
+  ParameterSet p = run_parameters(c.model);
+  p.erase("particles.n");
+  p.set("convergence.ns", std::vector<double>(c.ns.begin(), c.ns.end()));
+  p.set("convergence.replicas", static_cast<std::int64_t>(c.replicas));
+  std::string metrics;
+  for (const auto& m : c.metrics) metrics += (metrics.empty() ? "" : " ") + m;
+  p.set("convergence.metrics", metrics);
+  p.set("convergence.bootstrap", static_cast<std::int64_t>(c.bootstrap));
+  p.set("convergence.confidence", c.confidence);
+  return p;
 }
 
 }  // namespace
@@ -265,7 +266,7 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
     CsvTable csv(dir + "convergence.csv", columns);
     for (const auto& row : rows) csv.add_row(row);
   }
-  write_hdf5_table(dir + "convergence.h5", columns, rows, c);
+  write_hdf5_tables(dir + "convergence.h5", study_parameters(c), {{"convergence", columns, rows}});
 
   // Log–log plot at the final time: each metric, its i.i.d. floor, the fitted line, N^{-1/2}.
   std::vector<std::string> plot_columns = {"n"};
@@ -291,13 +292,14 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
       final_table.add_row(row);
     }
   }
-  TimeSeriesPlot plot{dir + "convergence_final.csv",
-                      dir + "convergence.png",
-                      "n",
-                      std::vector<std::string>(plot_columns.begin() + 1, plot_columns.end()),
-                      true,
-                      "Particles against the PDE at the final time (floor: i.i.d. samples of the PDE)",
-                      "distance"};
+  TimeSeriesPlot plot{
+      dir + "convergence_final.csv",
+      dir + "convergence.png",
+      "n",
+      std::vector<std::string>(plot_columns.begin() + 1, plot_columns.end()),
+      true,
+      "Particles against the PDE at the final time (floor: i.i.d. samples of the PDE)",
+      "distance"};
   plot.log_x = true;
   plot_time_series(plot);
   return result;

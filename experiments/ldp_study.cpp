@@ -10,7 +10,9 @@
 #include "core/initial_law.hpp"
 #include "experiments/model_builder.hpp"
 #include "experiments/replica_ensemble.hpp"
+#include "experiments/run_output.hpp"
 #include "io/csv_table.hpp"
+#include "io/hdf5_table.hpp"
 #include "io/output_directory.hpp"
 #include "solvers/langevin.hpp"
 #include "viz/gnuplot_plot.hpp"
@@ -95,6 +97,19 @@ std::string number_label(double v) {
   return o.str();
 }
 
+// The model's parameters (as in run.h5, without particles.n) and the study's own.
+ParameterSet study_parameters(const LdpConfig& c) {
+  ParameterSet p = run_parameters(c.model);
+  p.erase("particles.n");
+  p.set("ldp.ns", std::vector<double>(c.ns.begin(), c.ns.end()));
+  p.set("ldp.betas", c.betas);
+  p.set("ldp.replicas", static_cast<std::int64_t>(c.replicas));
+  p.set("ldp.statistic", c.statistic);
+  p.set("ldp.deltas", c.deltas);
+  p.set("ldp.confidence", c.confidence);
+  return p;
+}
+
 // Wide tables (one column per (β, N)) and their plots: the tail probability against δ on a log
 // scale, and the empirical rate against δ with the closed-form rate where it is known.
 void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
@@ -102,7 +117,8 @@ void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
   std::vector<std::string> p_columns, rate_columns;
   for (double beta : c.betas)
     for (int n : c.ns) {
-      const std::string tag = "N" + std::to_string(n) + "_beta" + number_label(beta);
+      std::string tag = "N";  // appended piecewise: GCC 12 misreads "N" + std::to_string(n)
+      tag += std::to_string(n) + "_beta" + number_label(beta);
       p_columns.push_back("P_" + tag);
       rate_columns.push_back("rate_" + tag);
     }
@@ -214,7 +230,7 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
   const boost::math::normal_distribution<double> normal;
   const double z = boost::math::quantile(normal, 0.5 + 0.5 * c.confidence);
   const std::string dir = c.model.output.directory + "/";
-  CsvTable raw(dir + "ldp_statistics.csv", {"beta", "n", "replica", "statistic"});
+  NamedTable statistics{"statistics", {"beta", "n", "replica", "statistic"}, {}};
   for (int block = 0; block < blocks; ++block) {
     const double beta = c.betas[block / c.ns.size()];
     const int n = c.ns[block % c.ns.size()];
@@ -225,7 +241,8 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
       for (double v : t) mean += v / c.replicas;
       for (double& v : t) v = std::abs(v - mean);
     }
-    for (int r = 0; r < c.replicas; ++r) raw.add_row({beta, double(n), double(r), t[r]});
+    for (int r = 0; r < c.replicas; ++r)
+      statistics.rows.push_back({beta, double(n), double(r), t[r]});
     for (double delta : c.deltas) {
       TailEstimate e{beta, n, delta, 0, c.replicas, 0, 0, 0, kNaN, kNaN, kNaN, kNaN, kNaN};
       e.exceedances =
@@ -248,14 +265,20 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
     }
     result.statistics.push_back(std::move(t));
   }
-  CsvTable tails(
-      dir + "ldp_tails.csv",
+  NamedTable tails{
+      "tails",
       {"beta", "n", "delta", "exceedances", "replicas", "probability", "probability_low",
-       "probability_high", "rate", "rate_low", "rate_high", "theory_rate", "exact_probability"});
+       "probability_high", "rate", "rate_low", "rate_high", "theory_rate", "exact_probability"},
+      {}};
   for (const TailEstimate& e : result.tails)
-    tails.add_row({e.beta, double(e.n), e.delta, double(e.exceedances), double(e.replicas),
-                   e.probability, e.probability_low, e.probability_high, e.rate, e.rate_low,
-                   e.rate_high, e.theory_rate, e.exact_probability});
+    tails.rows.push_back({e.beta, double(e.n), e.delta, double(e.exceedances), double(e.replicas),
+                          e.probability, e.probability_low, e.probability_high, e.rate, e.rate_low,
+                          e.rate_high, e.theory_rate, e.exact_probability});
+  for (const NamedTable* table : {&statistics, &tails}) {
+    CsvTable csv(dir + "ldp_" + table->name + ".csv", table->columns);
+    for (const auto& row : table->rows) csv.add_row(row);
+  }
+  write_hdf5_tables(dir + "ldp.h5", study_parameters(c), {statistics, tails});
   write_plots(c, result.tails, dir);
   return result;
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/config_error.hpp"
+#include "io/hdf5_parameters.hpp"
 #include "io/hdf5_support.hpp"
 
 namespace cpm {
@@ -114,54 +115,10 @@ std::string particle_group_name(const RunFile& file) {
   return particles.getObjnameByIdx(0);
 }
 
-ParameterSet::Value read_parameter(const H5::Attribute& a) {
-  const bool scalar = a.getSpace().getSimpleExtentType() == H5S_SCALAR;
-  switch (a.getTypeClass()) {
-    case H5T_INTEGER:
-      if (!scalar) break;
-      if (a.getIntType().getSign() == H5T_SGN_NONE) {
-        std::uint64_t u = 0;
-        a.read(H5::PredType::NATIVE_UINT64, &u);
-        return u;
-      } else {
-        std::int64_t i = 0;
-        a.read(H5::PredType::NATIVE_INT64, &i);
-        return i;
-      }
-    case H5T_FLOAT: {
-      std::vector<double> v(static_cast<std::size_t>(a.getSpace().getSimpleExtentNpoints()));
-      if (!v.empty()) a.read(H5::PredType::NATIVE_DOUBLE, v.data());
-      if (scalar) return v.at(0);
-      return v;
-    }
-    case H5T_STRING: {
-      if (!scalar) break;
-      std::string s;
-      a.read(a.getStrType(), s);
-      return s;
-    }
-    default:
-      break;
-  }
-  throw std::runtime_error("attribute " + a.getName() + " has a type parameters do not use");
-}
-
-void read_parameters(const H5::Group& group, const std::string& prefix, ParameterSet& out) {
-  for (unsigned i = 0; i < static_cast<unsigned>(group.getNumAttrs()); ++i) {
-    const H5::Attribute a = group.openAttribute(i);
-    out.set(prefix + a.getName(), read_parameter(a));
-  }
-  for (hsize_t i = 0; i < group.getNumObjs(); ++i) {
-    const std::string name = group.getObjnameByIdx(i);
-    if (group.childObjType(name) == H5O_TYPE_GROUP)
-      read_parameters(group.openGroup(name), prefix + name + ".", out);
-  }
-}
-
 ParameterSet parameters_of(const RunFile& file) {
   ParameterSet p;
   const H5::Group group = file.group("parameters");
-  file.guard("parameters", [&] { read_parameters(group, "", p); });
+  file.guard("parameters", [&] { p = read_parameters(group); });
   return p;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "io/config_error.hpp"
+#include "io/hdf5_parameters.hpp"
 
 namespace cpm {
 
@@ -12,19 +13,6 @@ namespace {
 void require_element_name(const std::string& name) {
   if (name.empty() || name == "." || name.find('/') != std::string::npos)
     throw std::invalid_argument("'" + name + "' cannot name an H5MD element");
-}
-
-void write_parameters(const H5::Group& root, const ParameterSet& parameters) {
-  const H5::Group group = root.createGroup("parameters");
-  for (const auto& [key, value] : parameters.entries()) {
-    const std::size_t dot = key.rfind('.');
-    std::string prefix = dot == std::string::npos ? "" : key.substr(0, dot);
-    for (char& c : prefix)
-      if (c == '.') c = '/';
-    const H5::Group owner = prefix.empty() ? group : hdf5::require_group(group, prefix);
-    const std::string name = key.substr(dot + 1);
-    std::visit([&](const auto& v) { hdf5::write_attribute(owner, name, v); }, value);
-  }
 }
 
 H5::H5File create_file(const std::string& path, Eigen::Index particles, int dim, bool overwrite) {

@@ -19,6 +19,7 @@ class ParameterSet {
   // otherwise.
   void set(const std::string& key, Value value);
   const Value* find(const std::string& key) const;
+  void erase(const std::string& key) { entries_.erase(key); }
   const std::map<std::string, Value>& entries() const { return entries_; }
   bool operator==(const ParameterSet&) const = default;
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "../command_runner.hpp"
+#include "io/hdf5_table.hpp"
 
 namespace cpm {
 namespace {
@@ -101,6 +102,14 @@ TEST(LdpStudy, GaussianCaseTailProbabilitiesMatchTheExactStationaryLaw) {
   // At δ = 0.4 the rate at N = 16 is closer to the asymptotic rate than at N = 4.
   EXPECT_LT(std::abs(result.tails[7].rate - result.tails[7].theory_rate),
             std::abs(result.tails[3].rate - result.tails[3].theory_rate));
+  // ldp.h5 holds the same tables as the CSV files, and the study's parameters.
+  const NamedTable tails = read_hdf5_table((dir / "out" / "ldp.h5").string(), "tails");
+  ASSERT_EQ(tails.rows.size(), result.tails.size());
+  EXPECT_EQ(tails.columns[5], "probability");
+  for (std::size_t i = 0; i < tails.rows.size(); ++i)
+    EXPECT_EQ(tails.rows[i][5], result.tails[i].probability);
+  EXPECT_EQ(read_hdf5_table((dir / "out" / "ldp.h5").string(), "statistics").rows.size(),
+            2u * 1500u);
   std::filesystem::remove_all(dir);
 }
 

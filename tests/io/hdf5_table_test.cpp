@@ -1,0 +1,65 @@
+// Study tables in HDF5: written and read back exactly, with the parameters beside them; bad input
+// is reported naming the file.
+#include "io/hdf5_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <H5Cpp.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "io/config_error.hpp"
+#include "io/hdf5_parameters.hpp"
+#include "tests/scratch_directory.hpp"
+
+namespace cpm {
+namespace {
+
+TEST(Hdf5Table, TablesAndParametersRoundTripExactly) {
+  const std::string path = testing_support::fresh_path("tables.h5");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const NamedTable a{"tails", {"n", "p", "rate"}, {{4, 0.125, 1.0 / 3.0}, {16, 1e-300, nan}}};
+  const NamedTable b{"statistics", {"x"}, {{-2.5}, {7.0}, {0.1}}};
+  ParameterSet parameters;
+  parameters.set("ldp.ns", std::vector<double>{4, 16});
+  parameters.set("interaction.kernel", std::string("log"));
+  write_hdf5_tables(path, parameters, {a, b});
+
+  const NamedTable a_back = read_hdf5_table(path, "tails");
+  EXPECT_EQ(a_back.columns, a.columns);
+  ASSERT_EQ(a_back.rows.size(), 2u);
+  EXPECT_EQ(a_back.rows[0], a.rows[0]);
+  EXPECT_EQ(a_back.rows[1][1], 1e-300);
+  EXPECT_TRUE(std::isnan(a_back.rows[1][2]));
+  EXPECT_EQ(read_hdf5_table(path, "statistics"), b);
+  const H5::H5File file(path, H5F_ACC_RDONLY);
+  EXPECT_EQ(read_parameters(file.openGroup("parameters")), parameters);
+}
+
+TEST(Hdf5Table, RowOfTheWrongLengthIsRefused) {
+  const std::string path = testing_support::fresh_path("ragged.h5");
+  EXPECT_THROW(write_hdf5_tables(path, {}, {{"t", {"a", "b"}, {{1.0, 2.0}, {3.0}}}}),
+               std::invalid_argument);
+}
+
+TEST(Hdf5Table, MissingTableFileOrDamageNamesTheFile) {
+  const std::string path = testing_support::fresh_path("one_table.h5");
+  write_hdf5_tables(path, {}, {{"t", {"a"}, {{1.0}}}});
+  for (const auto& [file, table] : std::vector<std::pair<std::string, std::string>>{
+           {path, "absent"}, {path + ".missing", "t"}}) {
+    try {
+      read_hdf5_table(file, table);
+      FAIL() << file << " " << table;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+    }
+  }
+  const std::string junk = testing_support::fresh_path("junk.h5");
+  std::ofstream(junk) << "not an HDF5 file";
+  EXPECT_THROW(read_hdf5_table(junk, "t"), ConfigError);
+}
+
+}  // namespace
+}  // namespace cpm
