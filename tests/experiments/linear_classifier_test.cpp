@@ -6,17 +6,13 @@
 
 #include "experiments/classification_metrics.hpp"
 #include "experiments/lbfgs.hpp"
+#include "tests/random_matrix.hpp"
 
 namespace cpm {
 namespace {
 
 Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j)
-    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = normal(rng);
-  return m;
+  return testing_support::random_matrix(rows, cols, 1.0, seed);
 }
 
 TEST(LinearClassifier, LogisticObjectiveGradientEqualsFiniteDifferences) {

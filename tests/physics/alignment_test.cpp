@@ -4,17 +4,12 @@
 
 #include <random>
 
+#include "tests/random_matrix.hpp"
+
 namespace cpm {
 namespace {
 
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, double scale, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0.0, scale);
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j)
-    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = normal(rng);
-  return m;
-}
+using testing_support::random_matrix;
 
 Eigen::VectorXi random_labels(Eigen::Index n, int classes, unsigned seed) {
   std::mt19937 rng(seed);
