@@ -5,11 +5,12 @@
 // forces is N(N − 1) pair interactions, whichever way it is computed (the blocked sum evaluates
 // each unordered pair once and applies it to both particles).
 //
-// Then the particle-mesh sum for N = 10⁶ in 2D on a 512² grid: time per evaluation and the error
-// against the direct sum on a subsample of rows.
+// Then the particle-mesh sum for N = 10⁶ in 2D on a 512² grid, plain and with the near-field
+// correction for each near range of --mesh-near: time per evaluation and the error against the
+// direct sum on a subsample of rows (--mesh-only: this part alone; --mesh-n: another N).
 //
 //   pair_force_bench [--quick] [--reference-max-n N] [--sizes "2:2000,10000;3:10000"] [--csv]
-//                    [--no-mesh]
+//                    [--no-mesh] [--mesh-only] [--mesh-n N] [--mesh-near "-1,2"]
 #include <omp.h>
 #include <time.h>
 
@@ -154,27 +155,15 @@ std::vector<Sizes> parse_sizes(const std::string& spec) {
   return out;
 }
 
-// The particle-mesh sum for n points uniform in [−1, 1]² (log kernel, default grid), against
-// the direct sum Σ_l ∇W(x_k − x_l) over all n for `sample` rows.
-void mesh_benchmark(long n, int sample) {
+// The particle-mesh sum for n points uniform in [−1, 1]² (log kernel, default grid) for each
+// near range in `near` (−1: the plain mesh), against the direct sum Σ_l ∇W(x_k − x_l) over all
+// n for `sample` rows.
+void mesh_benchmark(long n, int sample, const std::vector<int>& near) {
   const Eigen::MatrixXd x = uniform_points(n, 2);
   const InteractionKernel kernel = InteractionKernel::riesz(0.0);
   const Eigen::VectorXi cells = cpm::default_mesh_cells(n, 2);
-  auto t0 = Clock::now();
-  auto mesh =
-      cpm::make_particle_mesh_sum(kernel, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1), cells);
-  const double setup = seconds_since(t0);
-  Eigen::MatrixXd g(n, 2);
-  double best = 1e300, best_cpu = 1e300;
-  for (int rep = 0; rep < 5; ++rep) {
-    t0 = Clock::now();
-    const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
-    mesh->compute(x, g, nullptr);
-    best_cpu = std::min(best_cpu, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
-    best = std::min(best, seconds_since(t0));
-  }
   const long stride = n / sample;
-  Eigen::MatrixXd exact(sample, 2), approx(sample, 2);
+  Eigen::MatrixXd exact(sample, 2);
 #pragma omp parallel for schedule(dynamic, 16)
   for (int r = 0; r < sample; ++r) {
     const long k = r * stride;
@@ -187,29 +176,58 @@ void mesh_benchmark(long n, int sample) {
       gy += factor * zy;
     }
     exact.row(r) << gx, gy;
-    approx.row(r) = g.row(k);
   }
-  const double error = (approx - exact).norm() / exact.norm();
-  double worst_row = 0.0;
-  for (int r = 0; r < sample; ++r)
-    worst_row = std::max(worst_row, (approx.row(r) - exact.row(r)).norm() / exact.row(r).norm());
   std::printf(
       "\nparticle-mesh, log kernel, d = 2, N = %ld uniform in [-1,1]^2, grid %dx%d "
-      "(2 margin cells per side)\n",
-      n, cells[0], cells[1]);
-  std::printf("  set-up (cell-integrated weights, FFT plans): %.3f s\n", setup);
-  std::printf("  force evaluation: %.4f s wall, %.4f s process CPU over %d threads (best of 5)\n",
-              best, best_cpu, omp_get_max_threads());
-  std::printf("  relative error vs direct sum on %d rows: %.3e (Frobenius), %.3e (worst row)\n",
-              sample, error, worst_row);
+      "(2 margin cells per side); error vs direct sum on %d rows; time: best of 5, %d threads\n",
+      n, cells[0], cells[1], sample, omp_get_max_threads());
+  std::printf("%6s %10s %10s %10s %12s %12s\n", "near", "set-up s", "wall s", "cpu s", "rel. error",
+              "worst row");
+  for (int near_cells : near) {
+    auto t0 = Clock::now();
+    auto mesh = cpm::make_particle_mesh_sum(kernel, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1),
+                                            cells, near_cells);
+    const double setup = seconds_since(t0);
+    Eigen::MatrixXd g(n, 2);
+    double best = 1e300, best_cpu = 1e300;
+    for (int rep = 0; rep < 5; ++rep) {
+      t0 = Clock::now();
+      const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+      mesh->compute(x, g, nullptr);
+      best_cpu = std::min(best_cpu, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
+      best = std::min(best, seconds_since(t0));
+    }
+    Eigen::MatrixXd approx(sample, 2);
+    for (int r = 0; r < sample; ++r) approx.row(r) = g.row(r * stride);
+    const double error = (approx - exact).norm() / exact.norm();
+    double worst_row = 0.0;
+    for (int r = 0; r < sample; ++r)
+      worst_row = std::max(worst_row, (approx.row(r) - exact.row(r)).norm() / exact.row(r).norm());
+    std::printf("%6d %10.3f %10.4f %10.4f %12.3e %12.3e\n", near_cells, setup, best, best_cpu,
+                error, worst_row);
+    std::fflush(stdout);
+  }
+}
+
+// "-1,2" → {−1, 2}.
+std::vector<int> parse_ints(const std::string& spec) {
+  std::vector<int> out;
+  for (std::size_t p = 0; p < spec.size();) {
+    std::size_t q = spec.find(',', p);
+    if (q == std::string::npos) q = spec.size();
+    out.push_back(std::stoi(spec.substr(p, q - p)));
+    p = q + 1;
+  }
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, csv = false, mesh = true;
+  bool quick = false, csv = false, mesh = true, mesh_only = false;
   long reference_max_n = 100000;
-  std::string size_spec;
+  std::string size_spec, near_spec = "-1," + std::to_string(cpm::default_near_cells(2));
+  long mesh_n = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       quick = true;
@@ -221,6 +239,16 @@ int main(int argc, char** argv) {
       reference_max_n = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc)
       size_spec = argv[++i];
+    else if (!std::strcmp(argv[i], "--mesh-near") && i + 1 < argc)
+      near_spec = argv[++i];
+    else if (!std::strcmp(argv[i], "--mesh-n") && i + 1 < argc)
+      mesh_n = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--mesh-only"))
+      mesh_only = true;
+  }
+  if (mesh_only) {
+    mesh_benchmark(mesh_n > 0 ? mesh_n : 1000000, 2000, parse_ints(near_spec));
+    return 0;
   }
   const int threads = omp_get_max_threads();
   const double clock = measured_clock_hz();
@@ -280,6 +308,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (mesh && !csv) mesh_benchmark(quick ? 200000 : 1000000, 2000);
+  if (mesh && !csv)
+    mesh_benchmark(mesh_n > 0 ? mesh_n : quick ? 200000 : 1000000, 2000, parse_ints(near_spec));
   return 0;
 }
