@@ -6,8 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/quadrature.hpp"
 #include "core/random_stream.hpp"
-#include "solvers/quadrature.hpp"
 
 namespace cpm {
 

@@ -5,7 +5,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "solvers/grid.hpp"
+#include "core/grid.hpp"
 
 namespace cpm {
 

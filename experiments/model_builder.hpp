@@ -4,11 +4,11 @@
 // grid, its initial density, the grid solver and the particles' initial sample.
 #include <memory>
 
+#include "core/grid.hpp"
 #include "core/particles.hpp"
 #include "io/run_config.hpp"
 #include "physics/external_potential.hpp"
 #include "solvers/force_field.hpp"
-#include "solvers/grid.hpp"
 #include "solvers/interaction_sum.hpp"
 #include "solvers/mckean_vlasov.hpp"
 #include "solvers/particle_integrator.hpp"

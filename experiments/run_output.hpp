@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "io/cell_grid.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/parameter_set.hpp"
 #include "io/run_config.hpp"
-#include "solvers/grid.hpp"
 #include "solvers/particle_integrator.hpp"
 #include "viz/vtk_writer.hpp"
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "core/particles.hpp"
 #include "experiments/particle_run.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/run_config.hpp"
 #include "solvers/force_field.hpp"
-#include "solvers/grid.hpp"
 #include "solvers/mckean_vlasov.hpp"
 #include "solvers/particle_integrator.hpp"
 

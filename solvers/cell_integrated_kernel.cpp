@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "solvers/quadrature.hpp"
+#include "core/quadrature.hpp"
 
 namespace cpm {
 

@@ -22,9 +22,9 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "physics/riesz_kernel.hpp"
 #include "solvers/cell_integrated_kernel.hpp"
-#include "solvers/grid.hpp"
 
 namespace cpm {
 

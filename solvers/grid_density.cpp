@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/quadrature.hpp"
 #include "core/random_stream.hpp"
-#include "solvers/quadrature.hpp"
 
 namespace cpm {
 

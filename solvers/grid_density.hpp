@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "core/particles.hpp"
-#include "solvers/grid.hpp"
 
 namespace cpm {
 

@@ -32,10 +32,10 @@
 #include <memory>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "physics/external_potential.hpp"
 #include "physics/riesz_kernel.hpp"
 #include "solvers/fft_convolution.hpp"
-#include "solvers/grid.hpp"
 
 namespace cpm {
 

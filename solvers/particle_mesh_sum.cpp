@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "solvers/fft_convolution.hpp"
-#include "solvers/grid.hpp"
 #include "solvers/particle_mesh_cell_list.hpp"
 #include "solvers/particle_mesh_near_field.hpp"
 

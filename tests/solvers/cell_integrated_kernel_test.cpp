@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "solvers/quadrature.hpp"
+#include "core/quadrature.hpp"
 
 namespace cpm {
 namespace {

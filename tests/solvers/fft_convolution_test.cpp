@@ -9,8 +9,8 @@
 #include <random>
 
 #include "convergence_report.hpp"
+#include "core/quadrature.hpp"
 #include "solvers/grid_density.hpp"
-#include "solvers/quadrature.hpp"
 
 namespace cpm {
 namespace {
@@ -167,7 +167,9 @@ TEST(FftConvolution, SemicirclePotentialIsConstantMinusQuadraticOnItsSupport) {
   const double c = 0.5 + 0.5 * std::log(2.0);
   auto mass_below = [](double x) {  // ∫_{−√2}^x ρ, for exact cell averages
     const double y = std::clamp(x, -std::sqrt(2.0), std::sqrt(2.0));
-    return (0.5 * y * std::sqrt(std::max(0.0, 2.0 - y * y)) + std::asin(y / std::sqrt(2.0))) / M_PI + 0.5;
+    return (0.5 * y * std::sqrt(std::max(0.0, 2.0 - y * y)) + std::asin(y / std::sqrt(2.0))) /
+               M_PI +
+           0.5;
   };
   auto exact = [&](const Eigen::VectorXd& x) { return c - 0.5 * x[0] * x[0]; };
   auto inside = [](const Eigen::VectorXd& x) { return std::abs(x[0]) < 1.3; };

@@ -9,8 +9,8 @@
 #include <functional>
 
 #include "convergence_report.hpp"
+#include "core/quadrature.hpp"
 #include "solvers/grid_density.hpp"
-#include "solvers/quadrature.hpp"
 
 namespace cpm {
 namespace {

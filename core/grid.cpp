@@ -1,4 +1,4 @@
-#include "solvers/grid.hpp"
+#include "core/grid.hpp"
 
 #include <algorithm>
 #include <cmath>

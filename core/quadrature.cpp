@@ -1,4 +1,4 @@
-#include "solvers/quadrature.hpp"
+#include "core/quadrature.hpp"
 
 #include <cmath>
 #include <numbers>

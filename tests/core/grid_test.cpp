@@ -1,6 +1,6 @@
 // The grid: indexing, cell geometry, masks of curved domains; densities on it: cell averages,
 // moments and sampling.
-#include "solvers/grid.hpp"
+#include "core/grid.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>
