@@ -16,12 +16,14 @@ struct SimdPairTerms {
   SimdDouble value;         // f(r²) = W(z); left zero unless the energy is asked for
 };
 
-// W = r^{-s} for any s > 0: with L = log r², h = s exp(−(s/2 + 1) L) and f = h r² / s.
+// W = r^{-s} for any s > 0: h = s (r²)^{−(s/2 + 1)} (SimdPower) and f = h r² / s.
 struct SimdRieszPower {
   double s;
+  SimdPower power;
+  explicit SimdRieszPower(double s) : s(s), power(-0.5 * s - 1.0, s) {}
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
-    const SimdDouble h = SimdDouble(s) * xsimd::exp(SimdDouble(-0.5 * s - 1.0) * xsimd::log(r2));
+    const SimdDouble h = power(r2);
     return {h, Energy ? SimdDouble(1.0 / s) * h * r2 : SimdDouble(0.0)};
   }
 };
@@ -109,7 +111,7 @@ decltype(auto) visit_simd(const InteractionKernel& k, F&& f) {
       if (k.s == 0.0) return f(SimdMollified<SimdRieszLog>{{}, eps2});
       if (k.s == 0.5) return f(SimdMollified<SimdRieszQuarter>{{}, eps2});
       if (k.s == 1.0) return f(SimdMollified<SimdRieszInverse>{{}, eps2});
-      return f(SimdMollified<SimdRieszPower>{{k.s}, eps2});
+      return f(SimdMollified<SimdRieszPower>{SimdRieszPower(k.s), eps2});
     }
     case K::quadratic:
       return f(SimdQuadraticPair{k.kappa});
