@@ -93,8 +93,9 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
       token_targets.row(row++) = weight * sequence_targets.row(i);
   }
 
-  const Domain domain = config.radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(hs), config.radius)
-                                            : Domain::whole_space(hs);
+  const double radius = config.radius.value_or(2.0 * std::sqrt(static_cast<double>(hs)));
+  const Domain domain =
+      radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(hs), radius) : Domain::whole_space(hs);
   const FeatureMap map(s.feature_map.kind);
   std::vector<HeadAlignment> report;
   Progress bar("phase A", static_cast<double>(s.layers) * s.heads * std::max(config.steps, 1),

@@ -118,8 +118,10 @@ void read_phase_a(TomlReader r, PhaseAConfig& p) {
   require(r, s > 0.0 || s == 0.0, "riesz_s", "must be ≥ 0");
   require(r, eps >= 0.0, "mollifier", "must be ≥ 0");
   p.kernel = eps > 0.0 ? InteractionKernel::mollified(s, eps) : InteractionKernel::riesz(s);
-  p.radius = r.number("radius", 0.0);
-  require(r, p.radius >= 0.0, "radius", "must be ≥ 0 (0: the whole space)");
+  if (r.has("radius")) {
+    p.radius = r.number("radius");
+    require(r, *p.radius >= 0.0, "radius", "must be ≥ 0 (0: the whole space)");
+  }
   const auto sequences = r.integer("sequences", static_cast<std::int64_t>(p.sequences));
   require(r, sequences >= 2, "sequences", "must be at least 2");
   p.sequences = static_cast<std::size_t>(sequences);

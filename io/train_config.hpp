@@ -2,6 +2,7 @@
 // The configuration of `cpm train` / `cpm eval`, parsed once from TOML into plain structs.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,9 @@ struct PhaseAConfig {
   bool relative_gamma = true;  // γ_eff = γ / (RMS initial alignment force); false: γ_eff = γ
   double lambda = 0.01;        // Riesz strength
   InteractionKernel kernel = InteractionKernel::riesz(1.0);
-  double radius = 0.0;           // ball domain of this radius; 0: the whole space
+  // D is the ball of this radius; absent: 2√d_head (twice the norm of a standard Gaussian
+  // feature, so the alignment cannot drive particles away); 0: the whole space.
+  std::optional<double> radius;
   std::size_t sequences = 2000;  // training sequences in the alignment
   bool centred = true;
 };
