@@ -102,8 +102,8 @@ NearFieldCorrection::NearFieldCorrection(const InteractionKernel& kernel,
       near_cells_(near_cells),
       cells_(grid_cells),
       response_(weights, std::max(near_cells, 0)) {
-  if (near_cells > kMaxNearCells)
-    throw std::invalid_argument("particle-mesh near range is at most 3 cells");
+  if (near_cells < -1 || near_cells > kMaxNearCells)
+    throw std::invalid_argument("particle-mesh near range must be -1 (none) to 3 cells");
   for (int a = 1; a < d_; ++a) stride_[a] = stride_[a - 1] * cells_[a - 1];
 }
 

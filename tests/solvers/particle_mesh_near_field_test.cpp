@@ -208,5 +208,14 @@ TEST(ParticleMeshNearField, PairOneCellApartGetsTheExactForce) {
   }
 }
 
+TEST(ParticleMeshNearField, NearRangeOutsideMinusOneToThreeIsAnError) {
+  const Eigen::VectorXd lower = Eigen::VectorXd::Constant(2, -1.0), upper = -lower;
+  const Eigen::VectorXi cells = Eigen::VectorXi::Constant(2, 16);
+  for (int near_cells : {-2, 4})
+    EXPECT_THROW(
+        make_particle_mesh_sum(InteractionKernel::riesz(0.0), lower, upper, cells, near_cells),
+        std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cpm
