@@ -19,6 +19,10 @@ std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& c
   return std::make_shared<QuadraticPotential>(config.strength);
 }
 
+int mesh_near_cells(const RunConfig& config) {
+  return config.interaction.mesh_near_cells.value_or(default_near_cells(config.domain.dim()));
+}
+
 std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
   const std::string& method = config.interaction.method;
   if (method == "reference") return make_reference_pair_sum(config.interaction.kernel);
@@ -30,7 +34,8 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
           config.source +
           ": interaction.method: mesh needs a bounded domain (ball or box) in d <= 3");
     return make_particle_mesh_sum(config.interaction.kernel, domain.lower(), domain.upper(),
-                                  default_mesh_cells(config.n, domain.dim()));
+                                  default_mesh_cells(config.n, domain.dim()),
+                                  mesh_near_cells(config));
   }
   throw std::invalid_argument("interaction method '" + method + "' is not available");
 }

@@ -17,6 +17,8 @@ namespace cpm {
 
 std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& config);
 std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config);
+// The near range of method = "mesh": interaction.mesh_near_cells, else the default for d.
+int mesh_near_cells(const RunConfig& config);
 std::unique_ptr<ForceField> make_force_field(const RunConfig& config);
 // Langevin for finite β (or when asked for at β = ∞); the odeint gradient flow otherwise.
 std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, ForceField& forces,

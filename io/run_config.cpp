@@ -71,6 +71,13 @@ InteractionConfig read_interaction(TomlReader t, int dim) {
   }
   c.lambda = t.number("lambda", c.lambda);
   c.method = t.choice("method", {"reference", "direct", "mesh"}, c.method);
+  if (t.has("mesh_near_cells")) {
+    require(t, c.method == "mesh", "mesh_near_cells", "applies to method = \"mesh\" only");
+    const std::int64_t near = t.integer("mesh_near_cells");
+    require(t, near >= -1 && near <= 3, "mesh_near_cells",
+            "must lie in -1 … 3 (-1: the plain mesh)");
+    c.mesh_near_cells = static_cast<int>(near);
+  }
   t.finish();
   return c;
 }

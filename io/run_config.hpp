@@ -24,6 +24,9 @@ struct InteractionConfig {
   InteractionKernel kernel = InteractionKernel::riesz(0.5);
   double lambda = 1.0;
   std::string method = "direct";  // reference | direct | mesh
+  // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);
+  // −1 is the plain mesh, which smooths close pairs over a cell. Absent: default_near_cells(d).
+  std::optional<int> mesh_near_cells;
 };
 
 struct DynamicsConfig {

@@ -179,13 +179,6 @@ std::unique_ptr<InteractionSum> make_particle_mesh_sum(const InteractionKernel& 
   return std::make_unique<ParticleMeshSum>(kernel, lower, upper, cells, near_cells);
 }
 
-std::unique_ptr<InteractionSum> make_particle_mesh_sum(const InteractionKernel& kernel,
-                                                       const Eigen::VectorXd& lower,
-                                                       const Eigen::VectorXd& upper,
-                                                       const Eigen::VectorXi& cells) {
-  return make_particle_mesh_sum(kernel, lower, upper, cells, -1);
-}
-
 int default_near_cells(int d) {
   return d == 1 ? 3 : 2;
 }

@@ -30,16 +30,6 @@ std::unique_ptr<InteractionSum> make_particle_mesh_sum(const InteractionKernel& 
                                                        const Eigen::VectorXi& cells,
                                                        int near_cells);
 
-// The plain mesh (near_cells = −1), as the configured runs (method = "mesh") use it: their
-// explicit time steps rely on its smoothing of close pairs over a cell (the noisy 1D log gas of
-// tests/experiments/convergence_study_test.cpp, N up to 4 096 with step 2·10⁻³, ends far from
-// the PDE with exact near pairs, W1 0.29 against a sampling floor of 0.018, as it would with
-// the direct sum).
-std::unique_ptr<InteractionSum> make_particle_mesh_sum(const InteractionKernel& kernel,
-                                                       const Eigen::VectorXd& lower,
-                                                       const Eigen::VectorXd& upper,
-                                                       const Eigen::VectorXi& cells);
-
 // The recommended near range for the corrected sum: 3 cells in 1D (each costs little there),
 // 2 in 2D and 3D. In 2D (log kernel, N = 10⁶ uniform, 512² cells) it brings the force error
 // from 5.5·10⁻³ (plain mesh) to 6·10⁻⁵; bench/RESULTS.md lists each range's error and cost.

@@ -26,6 +26,7 @@ kind = "quadratic"
 [interaction]
 kernel = "log"
 method = "mesh"
+mesh_near_cells = -1
 [initial]
 law = "gaussian"
 centre = [0.0]

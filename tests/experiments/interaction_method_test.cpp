@@ -7,6 +7,8 @@
 #include "experiments/model_builder.hpp"
 #include "experiments/particle_run.hpp"
 #include "io/config_error.hpp"
+#include "io/h5md_reader.hpp"
+#include "solvers/particle_mesh_sum.hpp"
 
 namespace cpm {
 namespace {
@@ -42,6 +44,33 @@ TEST(InteractionMethod, MeshNeedsABoundedDomain) {
   const RunConfig config =
       parse_run_config(config_text("kind = \"whole_space\"\ndim = 2", "mesh", "unused"), "test");
   EXPECT_THROW(make_interaction_sum(config), ConfigError);
+}
+
+TEST(InteractionMethod, MeshNearRangeDefaultsPerDimensionAndIsRecorded) {
+  const auto dir = testing::fresh_directory("interaction_method_near");
+  RunConfig config = parse_run_config(config_text(kBall2D, "mesh", dir.string()), "test");
+  EXPECT_EQ(mesh_near_cells(config), default_near_cells(2));
+  config.interaction.mesh_near_cells = -1;
+  EXPECT_EQ(mesh_near_cells(config), -1);
+  run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
+  const ParameterSet::Value* recorded =
+      read_h5md((dir / "run.h5").string()).parameters.find("interaction.mesh_near_cells");
+  ASSERT_NE(recorded, nullptr);
+  EXPECT_EQ(std::get<std::int64_t>(*recorded), -1);
+}
+
+TEST(InteractionMethod, MeshNearRangeOutsideItsRangeOrWithoutTheMeshIsRefused) {
+  const std::string mesh = config_text(kBall2D, "mesh", "unused");
+  const std::string at = "method = \"mesh\"\n";
+  for (const std::string bad : {"mesh_near_cells = 4\n", "mesh_near_cells = -2\n"}) {
+    std::string text = mesh;
+    text.insert(text.find(at) + at.size(), bad);
+    EXPECT_THROW(parse_run_config(text, "test"), ConfigError) << bad;
+  }
+  std::string direct = config_text(kBall2D, "direct", "unused");
+  const std::string at_direct = "method = \"direct\"\n";
+  direct.insert(direct.find(at_direct) + at_direct.size(), "mesh_near_cells = 1\n");
+  EXPECT_THROW(parse_run_config(direct, "test"), ConfigError);
 }
 
 }  // namespace

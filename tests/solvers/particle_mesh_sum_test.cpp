@@ -84,9 +84,9 @@ TEST(ParticleMeshSum, ForceConvergesToTheDirectSumAtSecondOrderForLogIn2D) {
 // With the particle's own share removed, a lone particle feels no force and has no pair energy.
 TEST(ParticleMeshSum, SelfTermIsExcluded) {
   for (int d : {1, 2, 3}) {
-    auto mesh =
-        make_particle_mesh_sum(InteractionKernel::riesz(0.5), Eigen::VectorXd::Constant(d, -1.0),
-                               Eigen::VectorXd::Constant(d, 1.0), Eigen::VectorXi::Constant(d, 20));
+    auto mesh = make_particle_mesh_sum(
+        InteractionKernel::riesz(0.5), Eigen::VectorXd::Constant(d, -1.0),
+        Eigen::VectorXd::Constant(d, 1.0), Eigen::VectorXi::Constant(d, 20), -1);
     Eigen::MatrixXd x = test::random_points(1, d, 4, 0.9), g(1, d);
     double energy = 1.0;
     mesh->compute(x, g, &energy);
@@ -96,9 +96,9 @@ TEST(ParticleMeshSum, SelfTermIsExcluded) {
 }
 
 TEST(ParticleMeshSum, ParticleOutsideTheMeshBoxIsAnError) {
-  auto mesh =
-      make_particle_mesh_sum(InteractionKernel::riesz(0.0), Eigen::VectorXd::Constant(2, -1.0),
-                             Eigen::VectorXd::Constant(2, 1.0), Eigen::VectorXi::Constant(2, 16));
+  auto mesh = make_particle_mesh_sum(
+      InteractionKernel::riesz(0.0), Eigen::VectorXd::Constant(2, -1.0),
+      Eigen::VectorXd::Constant(2, 1.0), Eigen::VectorXi::Constant(2, 16), default_near_cells(2));
   Eigen::MatrixXd x(2, 2), g(2, 2);
   x << 0.0, 0.0, 0.0, 1.5;
   EXPECT_THROW(mesh->compute(x, g, nullptr), std::out_of_range);
