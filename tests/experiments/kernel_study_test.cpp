@@ -68,8 +68,9 @@ TEST(KernelStudy, SmallStudyWritesResultsSummaryDiagnosticsAndPlot) {
   EXPECT_EQ(rows, 2 * 2 * 2 * 5);  // noise levels × seeds × N × methods
   for (const char* name : {"summary.csv", "summary.md", "diagnostics.csv", "retained.csv"})
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
-  if (std::system("command -v gnuplot > /dev/null") == 0)
+  if (std::system("command -v gnuplot > /dev/null") == 0) {
     EXPECT_GT(fs::file_size(dir / "out" / "accuracy_vs_n.png"), 1000u);
+  }
   // A second run into the same folder is refused without --overwrite.
   const CommandResult again = run_kernel(dir, small_study(dir / "out"));
   EXPECT_EQ(again.exit_code, 2);
