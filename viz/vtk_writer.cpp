@@ -70,6 +70,14 @@ VtkSeriesWriter::VtkSeriesWriter(std::string directory, std::string stem)
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);
   if (ec) throw std::runtime_error(directory_ + ": cannot create the folder: " + ec.message());
+  // Frames of an earlier series of this name (a run replaced with --overwrite) would otherwise
+  // stay beside the new ones without being listed in the new .pvd.
+  for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
+    const std::string name = entry.path().filename().string();
+    const bool particles = name.starts_with(stem_ + "_particles_") && name.ends_with(".vtp");
+    const bool grid = name.starts_with(stem_ + "_grid_") && name.ends_with(".vti");
+    if (particles || grid) std::filesystem::remove(entry.path());
+  }
 }
 
 void VtkSeriesWriter::set_grid(const CellGrid& grid, std::vector<std::uint8_t> mask) {

@@ -30,7 +30,8 @@ struct NamedArray {
 
 class VtkSeriesWriter {
  public:
-  // Files go to <directory>/<stem>_particles_<k>.vtp, <stem>_grid_<k>.vti and <stem>.pvd.
+  // Files go to <directory>/<stem>_particles_<k>.vtp, <stem>_grid_<k>.vti and <stem>.pvd; frame
+  // files of an earlier series of the same stem in the folder are removed.
   VtkSeriesWriter(std::string directory, std::string stem = "run");
 
   // The grid and its mask (1 = cell inside the domain), once, before the first frame with fields.

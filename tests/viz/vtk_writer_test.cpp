@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "tests/scratch_directory.hpp"
 #include "viz/vtk_writer.hpp"
@@ -87,6 +89,24 @@ TEST(VtkSeriesWriter, RejectsTimesThatDoNotIncreaseAndArraysOfTheWrongLength) {
   const Eigen::VectorXd field = Eigen::VectorXd::Zero(4);
   EXPECT_THROW(writer.write_frame(3.0, x, {}, {NamedArray::scalar("density", field)}),
                std::logic_error);
+}
+
+TEST(VtkSeriesWriter, ReplacedSeriesLeavesNoFramesOfTheEarlierOne) {
+  const std::string dir = fresh_path("replaced");
+  const Eigen::MatrixXd x = Eigen::MatrixXd::Zero(4, 2);
+  {
+    VtkSeriesWriter first(dir);
+    for (int k = 0; k < 3; ++k) first.write_frame(k, x, {});
+  }
+  std::ofstream(dir + "/notes.txt") << "kept";
+  std::ofstream(dir + "/other_particles_0000.vtp") << "kept";
+  VtkSeriesWriter second(dir);
+  second.write_frame(0.0, x, {});
+  EXPECT_TRUE(std::filesystem::exists(dir + "/run_particles_0000.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run_particles_0001.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run_particles_0002.vtp"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/other_particles_0000.vtp"));
 }
 
 }  // namespace
