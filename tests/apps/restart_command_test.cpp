@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "../command_runner.hpp"
+#include "io/h5md_reader.hpp"
 
 namespace cpm {
 namespace {
@@ -59,6 +60,20 @@ TEST_F(RestartCommand, GoodCheckpointContinues) {
       run_cpm("run " + (dir_ / "continue.toml").string() + " --restart " + checkpoint_.string());
   EXPECT_EQ(result.exit_code, 0) << result.standard_error;
   EXPECT_TRUE(std::filesystem::exists(dir_ / "continued" / "run.h5"));
+}
+
+TEST_F(RestartCommand, ContinuedProcessEndsBitForBitWhereOneProcessEnds) {
+  write_file(dir_ / "whole.toml", config(10.0, 0.02, dir_ / "whole"));
+  ASSERT_EQ(run_cpm("run " + (dir_ / "whole.toml").string()).exit_code, 0);
+  write_file(dir_ / "continue.toml", config(10.0, 0.02, dir_ / "continued"));
+  ASSERT_EQ(
+      run_cpm("run " + (dir_ / "continue.toml").string() + " --restart " + checkpoint_.string())
+          .exit_code,
+      0);
+  const H5mdRun whole = read_h5md((dir_ / "whole" / "run.h5").string());
+  const H5mdRun continued = read_h5md((dir_ / "continued" / "run.h5").string());
+  EXPECT_EQ(whole.position_clock.step.back(), continued.position_clock.step.back());
+  EXPECT_TRUE(whole.positions.back() == continued.positions.back());
 }
 
 TEST_F(RestartCommand, TruncatedCheckpointIsRefused) {
