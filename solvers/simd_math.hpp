@@ -11,6 +11,8 @@
 #include <xsimd/xsimd.hpp>
 #pragma GCC diagnostic pop
 
+#include <cmath>
+
 namespace cpm {
 
 using SimdDouble = xsimd::batch<double>;  // the widest register the build targets (-march)
@@ -45,6 +47,15 @@ inline SimdDouble fnma(const SimdDouble& x, const SimdDouble& y, const SimdDoubl
 #endif
 }
 
+// x·y − z in one fused instruction (xsimd 8.1 forms it as a product and a subtraction).
+inline SimdDouble fms(const SimdDouble& x, const SimdDouble& y, const SimdDouble& z) {
+#if defined(__AVX512F__)
+  return _mm512_fmsub_pd(x, y, z);
+#else
+  return xsimd::fma(x, y, -z);
+#endif
+}
+
 // 1/x: with y₀ ≈ 1/x and e = 1 − x y₀,  1/x = y₀ / (1 − e) = y₀ (1 + e + e² + e³) + O(e⁴).
 inline SimdDouble reciprocal(const SimdDouble& x) {
   const SimdDouble y0 = simd_detail::reciprocal_estimate(x);
@@ -65,80 +76,96 @@ inline SimdDouble reciprocal_sqrt(const SimdDouble& x) {
 }
 
 // scale · x^p for x > 0 (normal, finite) and a fixed exponent p, without a division or a call to
-// exp and log. With x = m · 2^e, m ∈ [3/4, 3/2) (AVX-512 getmant/getexp),
-//     p log₂x = p e + p log₂m,   log₂m = (2 / ln 2) t g(t²),   g(u) = atanh(√u)/√u,
-// t = (m − 1)/(m + 1) ∈ [−1/7, 1/5], g by a degree-7 polynomial on [0, 1/25] (Chebyshev fit,
-// relative error 3·10⁻¹⁷). Writing p e = n + f with n an integer (f exactly, by one fused
-// multiply-add) and z = f + p log₂m = k + v with k an integer, |v| ≤ 1/2, the result is
-// 2^{n+k} · scale · 2^v, 2^v by a degree-10 polynomial on [−1/2, 1/2] (Chebyshev fit, relative
-// error 3·10⁻¹⁶). The coefficients absorb p and scale, so an evaluation is about 39 vector
-// operations; against long double powl the result is within 6·10⁻¹⁵ relative for
-// p ∈ [−2.5, −1] and x ∈ [e⁻³⁰, e⁴] (xsimd's exp(p log x): 7·10⁻¹⁵).
+// exp and log. With x = m · 2^e, m ∈ [1, 2) (AVX-512 getmant/getexp), the top four bits of its
+// fraction pick one of 16 centres c_i = 1 + (2i + 1)/32; with r_i = 1/c_i rounded to double,
+//     p log₂x = p e + p log₂(1/r_i) + p log₂(1 + u),   u = m r_i − 1 (one fused multiply-add),
+// |u| ≤ 1/32, log(1 + u) = u g(u) with g by a degree-7 polynomial (Chebyshev fit, absolute
+// error of u g below 3·10⁻¹⁷), and p log₂(1/r_i) read from a table made in long double for this p.
+// Writing p e = n + f with n an integer (f exactly, by one fused multiply-add) and z = f + p log₂m
+// = k + j/16 + v with k, j integers, 0 ≤ j < 16 and |v| ≤ 1/32 (one rounding by adding
+// 1.5 · 2⁴⁸, which leaves 16 z rounded in the low bits), the result is
+//     2^{n+k} · (scale · 2^{j/16}) · 2^v,
+// the bracket from a table and 2^v by a degree-6 polynomial (Chebyshev fit, relative error
+// 7·10⁻¹⁸). The 16-entry tables are looked up by vpermt2pd (two registers of 8). About 32 vector
+// operations, 19 of them multiply-adds or products (a t = (m − 1)/(m + 1) series with a refined
+// reciprocal and a degree-10 2^v on |v| ≤ 1/2 took 39 and 26). Against long double powl the
+// result is within 6·10⁻¹⁶ relative for x ∈ [10⁻⁸, 10⁸] (tests/solvers/simd_math_test.cpp).
 class SimdPower {
  public:
+#if defined(__AVX512F__)
   SimdPower(double p, double scale) : p_(p) {
-    constexpr double ln2 = 0.693147180559945309417232121458176568;
-    constexpr double g[kLogTerms] = {1.0,
-                                     0.33333333333337684,
-                                     0.19999999997718426,
-                                     0.1428571474076452,
-                                     0.11111066625651787,
-                                     0.09093263534125967,
-                                     0.07623676457223913,
-                                     0.07693501499136236};
+    constexpr long double ln2 = 0.693147180559945309417232121458176568L;
+    constexpr double g[kLogTerms] = {0.9999999999999992092, -0.4999999999999992883,
+                                     0.3333333333592441455, -0.2500000000233204105,
+                                     0.1999998673545297748, -0.1666665472825626057,
+                                     0.143074395397657217,  -0.1251955312667663041};
     constexpr double exp2[kExpTerms] = {1.0,
-                                        0.69314718055995,
-                                        0.24022650695910097,
-                                        0.05550410866444772,
-                                        0.009618129107606888,
-                                        0.0013333558230164974,
-                                        0.0001540353044173605,
-                                        1.5252657260200837e-05,
-                                        1.321544258792169e-06,
-                                        1.0208690299958306e-07,
-                                        7.072585949269223e-09};
-    for (int k = 0; k < kLogTerms; ++k) log_[k] = 2.0 * p / ln2 * g[k];
-    for (int i = 0; i < kExpTerms; ++i) exp_[i] = scale * exp2[i];
+                                        0.6931471805599468631,
+                                        0.240226506959100847,
+                                        0.05550410865209357225,
+                                        0.009618129106525681666,
+                                        0.001333381881538923932,
+                                        0.0001540375624545770872};
+    for (int k = 0; k < kLogTerms; ++k) log_[k] = static_cast<double>(p / ln2 * g[k]);
+    for (int k = 0; k < kExpTerms; ++k) exp_[k] = exp2[k];
+    for (int i = 0; i < kTable; ++i) {
+      const double r = 1.0 / (1.0 + (2 * i + 1) / 32.0);
+      inverse_centre_[i] = r;
+      p_log2_centre_[i] = static_cast<double>(-(p * std::log2(static_cast<long double>(r))));
+      scaled_exp2_[i] =
+          static_cast<double>(scale * std::exp2(i / static_cast<long double>(kTable)));
+    }
   }
+#else
+  SimdPower(double p, double scale) : p_(p), scale_(scale) {}
+#endif
 
   SimdDouble operator()(const SimdDouble& x) const {
 #if defined(__AVX512F__)
     // (The zero-masked intrinsics avoid GCC 12's false "uninitialized" warning.)
-    const __m512d mantissa =
-        _mm512_maskz_getmant_pd(0xFF, x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
-    // getexp gives ⌊log₂x⌋; the mantissas in [1.5, 2) were halved, so their exponent is one more.
-    const __mmask8 halved = _mm512_cmp_pd_mask(mantissa, _mm512_set1_pd(1.0), _CMP_LT_OQ);
-    const __m512d e0 = _mm512_maskz_getexp_pd(0xFF, x);
-    const SimdDouble e = _mm512_mask_add_pd(e0, halved, e0, _mm512_set1_pd(1.0));
-    const SimdDouble m(mantissa);
-    const SimdDouble t = (m - SimdDouble(1.0)) * reciprocal(m + SimdDouble(1.0));
-    const SimdDouble t2 = t * t;
+    const SimdDouble m = _mm512_maskz_getmant_pd(0xFF, x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    const SimdDouble e = _mm512_maskz_getexp_pd(0xFF, x);
+    // vpermt2pd reads the low 4 bits of each index: here the top 4 bits of m's fraction.
+    const __m512i i = _mm512_maskz_srli_epi64(0xFF, _mm512_castpd_si512(m), 48);
+    const SimdDouble r = lookup(inverse_centre_, i), p_log_centre = lookup(p_log2_centre_, i);
+    const SimdDouble u = fms(m, r, SimdDouble(1.0));
     SimdDouble series(log_[kLogTerms - 1]);
-    for (int k = kLogTerms - 2; k >= 0; --k) series = xsimd::fma(series, t2, SimdDouble(log_[k]));
-    const SimdDouble p_log_m = t * series;  // p log₂m
+    for (int k = kLogTerms - 2; k >= 0; --k) series = xsimd::fma(series, u, SimdDouble(log_[k]));
     const SimdDouble p(p_);
-    const SimdDouble n = round_to_integer(p * e);
-    const SimdDouble z = xsimd::fma(p, e, -n) + p_log_m;
-    const SimdDouble k = round_to_integer(z);
-    const SimdDouble v = z - k;
+    const SimdDouble n =
+        _mm512_maskz_roundscale_pd(0xFF, p * e, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const SimdDouble z = xsimd::fma(u, series, fms(p, e, n) + p_log_centre);
+    const SimdDouble shifter(0x1.8p48);  // its unit in the last place is 1/16
+    const SimdDouble shifted = z + shifter;
+    const SimdDouble kj = shifted - shifter;  // k + j/16
+    const SimdDouble v = z - kj;
     SimdDouble y(exp_[kExpTerms - 1]);
-    for (int i = kExpTerms - 2; i >= 0; --i) y = xsimd::fma(y, v, SimdDouble(exp_[i]));
-    return _mm512_scalef_pd(y, n + k);
+    for (int k = kExpTerms - 2; k >= 0; --k) y = xsimd::fma(y, v, SimdDouble(exp_[k]));
+    y *= lookup(scaled_exp2_, _mm512_castpd_si512(shifted));
+    // scalef multiplies by 2^⌊n + k + j/16⌋ = 2^{n+k}.
+    return _mm512_maskz_scalef_pd(0xFF, y, n + kj);
 #else
-    return SimdDouble(exp_[0]) * xsimd::exp(SimdDouble(p_) * xsimd::log(x));
+    return SimdDouble(scale_) * xsimd::exp(SimdDouble(p_) * xsimd::log(x));
 #endif
   }
 
  private:
-  static constexpr int kLogTerms = 8, kExpTerms = 11;
+  static constexpr int kLogTerms = 8, kExpTerms = 7, kTable = 16;
 #if defined(__AVX512F__)
-  static SimdDouble round_to_integer(const SimdDouble& x) {
-    return _mm512_maskz_roundscale_pd(0xFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  static SimdDouble lookup(const double* table, __m512i index) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
   }
 #endif
   double p_;
-  double log_[kLogTerms];  // (2p / ln 2) · (coefficients of g)
-  double exp_[kExpTerms];  // scale · (coefficients of 2^v)
+#if defined(__AVX512F__)
+  double log_[kLogTerms];                      // (p / ln 2) · (coefficients of g)
+  double exp_[kExpTerms];                      // coefficients of 2^v
+  alignas(64) double inverse_centre_[kTable];  // r_i
+  alignas(64) double p_log2_centre_[kTable];   // −p log₂r_i
+  alignas(64) double scaled_exp2_[kTable];     // scale · 2^{i/16}
+#else
+  double scale_;
+#endif
 };
 
 // Lanes k of a register starting at index `first` for which lo ≤ first + k < hi.
