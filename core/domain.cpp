@@ -7,6 +7,11 @@
 
 namespace cpm {
 
+namespace {
+// Coordinates below which the projection runs on one thread: a team costs more than it saves.
+constexpr Eigen::Index kParallelEntries = Eigen::Index{1} << 16;
+}  // namespace
+
 Domain Domain::whole_space(int dim) {
   if (dim < 1) throw std::invalid_argument("domain dimension must be at least 1");
   Domain d;
@@ -81,7 +86,7 @@ void Domain::project_all(Eigen::MatrixXd& x) const {
       return;
     case Kind::ball: {
       const double r2max = radius_ * radius_;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * dim_ > kParallelEntries)
       for (Eigen::Index k = 0; k < n; ++k) {
         double r2 = 0.0;
         for (int a = 0; a < dim_; ++a) r2 += (x(k, a) - centre_[a]) * (x(k, a) - centre_[a]);

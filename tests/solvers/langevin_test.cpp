@@ -7,6 +7,7 @@
 
 #include "core/initial_law.hpp"
 #include "core/observables.hpp"
+#include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 
 namespace cpm {
@@ -17,12 +18,13 @@ Particles run_langevin_with_threads(int threads) {
   InitialLaw law;
   law.centre = Eigen::Vector2d(0.2, -0.1);
   law.scale = 0.5;
-  Particles p = sample_particles(law, 301, 17, 2);
+  // Enough particles (N·d above the step's threading threshold) that two threads share a step.
+  Particles p = sample_particles(law, 4200, 17, 2);
   ForceField forces(std::make_shared<QuadraticPotential>(1.0),
-                    make_reference_pair_sum(InteractionKernel::mollified(1.0, 0.05)), 1.0);
+                    make_blocked_pair_sum(InteractionKernel::mollified(1.0, 0.05)), 1.0);
   LangevinIntegrator langevin(forces, Domain::ball(Eigen::Vector2d::Zero(), 0.8),
                               LangevinParameters{1e-3, 20.0, 17, 2});
-  langevin.advance_to(p, 0.05);
+  langevin.advance_to(p, 0.02);
   return p;
 }
 
