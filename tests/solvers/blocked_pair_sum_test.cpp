@@ -10,16 +10,8 @@
 namespace cpm {
 namespace {
 
-struct PairSumResult {
-  Eigen::MatrixXd gradient;
-  double energy = 0.0;
-};
-
-PairSumResult evaluate(InteractionSum& sum, const Eigen::MatrixXd& x) {
-  PairSumResult r{Eigen::MatrixXd(x.rows(), x.cols())};
-  sum.compute(x, r.gradient, &r.energy);
-  return r;
-}
+using test::evaluate;
+using test::PairSumResult;
 
 // Sizes around the SIMD width, within one block, and over many blocks with a ragged last one.
 constexpr Eigen::Index kSizes[] = {1, 2, 7, 9, 100, 531};

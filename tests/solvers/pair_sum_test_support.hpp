@@ -1,13 +1,26 @@
 #pragma once
-// Shared pieces of the interaction-sum tests: random configurations, the list of every kernel
-// kind, and norm-wise relative errors.
+// Shared pieces of the interaction-sum tests: one evaluation, random configurations, the list of
+// every kernel kind, and norm-wise relative errors.
 #include <Eigen/Dense>
 #include <vector>
 
 #include "core/random_stream.hpp"
 #include "physics/riesz_kernel.hpp"
+#include "solvers/interaction_sum.hpp"
 
 namespace cpm::test {
+
+// One evaluation of a sum: the gradient Σ_{l≠k} ∇W(x_k − x_l) and the pair energy.
+struct PairSumResult {
+  Eigen::MatrixXd gradient;
+  double energy = 0.0;
+};
+
+inline PairSumResult evaluate(InteractionSum& sum, const Eigen::MatrixXd& x) {
+  PairSumResult r{Eigen::MatrixXd(x.rows(), x.cols())};
+  sum.compute(x, r.gradient, &r.energy);
+  return r;
+}
 
 // n points uniform in [−scale, scale]^d, reproducible from the seed.
 inline Eigen::MatrixXd random_points(Eigen::Index n, int d, std::uint64_t seed,

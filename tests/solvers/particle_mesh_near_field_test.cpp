@@ -14,16 +14,8 @@
 namespace cpm {
 namespace {
 
-struct Evaluation {
-  Eigen::MatrixXd gradient;
-  double energy = 0.0;
-};
-
-Evaluation evaluate(InteractionSum& sum, const Eigen::MatrixXd& x) {
-  Evaluation e{Eigen::MatrixXd(x.rows(), x.cols())};
-  sum.compute(x, e.gradient, &e.energy);
-  return e;
-}
+using test::evaluate;
+using test::PairSumResult;
 
 std::unique_ptr<InteractionSum> mesh_on_unit_box(const InteractionKernel& kernel, Eigen::Index n,
                                                  int d, int near_cells) {
@@ -49,8 +41,8 @@ struct Errors {
   double gradient, energy;
 };
 Errors mesh_errors(const InteractionKernel& kernel, const Eigen::MatrixXd& x,
-                   const Evaluation& direct, int near_cells) {
-  const Evaluation mesh =
+                   const PairSumResult& direct, int near_cells) {
+  const PairSumResult mesh =
       evaluate(*mesh_on_unit_box(kernel, x.rows(), static_cast<int>(x.cols()), near_cells), x);
   return {test::relative_error(mesh.gradient, direct.gradient),
           test::relative_error(mesh.energy, direct.energy)};
@@ -67,7 +59,7 @@ TEST(ParticleMeshNearField, CorrectedLogForceIn2DIsWithin1e3OfTheDirectSumAndBea
   for (const bool clustered : {false, true}) {
     const Eigen::MatrixXd x =
         clustered ? clustered_points(20000, 2, 3) : test::random_points(20000, 2, 3);
-    const Evaluation direct = evaluate(*make_blocked_pair_sum(log_kernel), x);
+    const PairSumResult direct = evaluate(*make_blocked_pair_sum(log_kernel), x);
     const Errors plain = mesh_errors(log_kernel, x, direct, -1);
     std::printf("%s: plain force %.3e energy %.3e\n", clustered ? "clustered" : "uniform",
                 plain.gradient, plain.energy);
@@ -111,7 +103,7 @@ TEST(ParticleMeshNearField, CorrectedForceIsWithinToleranceForEveryKernelIn1D2D3
     if (c.d == 3) kernels.push_back(InteractionKernel::riesz(1.0));
     const Eigen::MatrixXd x = test::random_points(c.n, c.d, 8);
     for (const InteractionKernel& kernel : kernels) {
-      const Evaluation direct = evaluate(*make_blocked_pair_sum(kernel), x);
+      const PairSumResult direct = evaluate(*make_blocked_pair_sum(kernel), x);
       const Errors plain = mesh_errors(kernel, x, direct, -1);
       const Errors corrected = mesh_errors(kernel, x, direct, default_near_cells(c.d));
       std::printf(
@@ -133,8 +125,8 @@ TEST(ParticleMeshNearField, ClusterWithinTheNearRangeGetsTheDirectSum) {
     auto mesh = make_particle_mesh_sum(kernel, Eigen::VectorXd::Constant(d, -1.0),
                                        Eigen::VectorXd::Constant(d, 1.0),
                                        Eigen::VectorXi::Constant(d, 24), 2);  // h = 0.1
-    const Evaluation direct = evaluate(*make_blocked_pair_sum(kernel), x);
-    const Evaluation corrected = evaluate(*mesh, x);
+    const PairSumResult direct = evaluate(*make_blocked_pair_sum(kernel), x);
+    const PairSumResult corrected = evaluate(*mesh, x);
     EXPECT_LT(test::relative_error(corrected.gradient, direct.gradient), 1e-12) << "d=" << d;
     EXPECT_LT(test::relative_error(corrected.energy, direct.energy), 1e-12) << "d=" << d;
   }
@@ -149,7 +141,7 @@ TEST(ParticleMeshNearField, ResultsAreBitwiseIndependentOfTheThreadCount) {
     int d, near_cells;
     Eigen::MatrixXd x;
     std::unique_ptr<InteractionSum> mesh;
-    Evaluation one;
+    PairSumResult one;
   };
   std::vector<Case> cases;
   for (int d : {1, 2, 3})
@@ -161,7 +153,7 @@ TEST(ParticleMeshNearField, ResultsAreBitwiseIndependentOfTheThreadCount) {
     }
   omp_set_num_threads(2);
   for (Case& c : cases) {
-    const Evaluation two = evaluate(*c.mesh, c.x);
+    const PairSumResult two = evaluate(*c.mesh, c.x);
     EXPECT_EQ(two.gradient, c.one.gradient) << "d=" << c.d << " near " << c.near_cells;
     EXPECT_EQ(two.energy, c.one.energy) << "d=" << c.d << " near " << c.near_cells;
   }
@@ -177,7 +169,7 @@ TEST(ParticleMeshNearField, CorrectedEnergyDerivativeAlongTheGradientIsTwiceItsS
   const Eigen::MatrixXd x = test::random_points(5000, 2, 10, 0.95);
   auto relation_error = [&](int near_cells) {
     auto mesh = mesh_on_unit_box(log_kernel, x.rows(), 2, near_cells);
-    const Evaluation at = evaluate(*mesh, x);
+    const PairSumResult at = evaluate(*mesh, x);
     const double eps = 1e-7 / at.gradient.cwiseAbs().maxCoeff();  // moves ≤ 1e-7
     const double up = evaluate(*mesh, x + eps * at.gradient).energy;
     const double down = evaluate(*mesh, x - eps * at.gradient).energy;
@@ -201,8 +193,8 @@ TEST(ParticleMeshNearField, PairOneCellApartGetsTheExactForce) {
     auto mesh = make_particle_mesh_sum(kernel, Eigen::VectorXd::Constant(d, -1.0),
                                        Eigen::VectorXd::Constant(d, 1.0),
                                        Eigen::VectorXi::Constant(d, 24), 1);
-    const Evaluation direct = evaluate(*make_blocked_pair_sum(kernel), x);
-    const Evaluation corrected = evaluate(*mesh, x);
+    const PairSumResult direct = evaluate(*make_blocked_pair_sum(kernel), x);
+    const PairSumResult corrected = evaluate(*mesh, x);
     EXPECT_LT(test::relative_error(corrected.gradient, direct.gradient), 1e-12) << "d=" << d;
     EXPECT_LT(test::relative_error(corrected.energy, direct.energy), 1e-12) << "d=" << d;
   }
