@@ -10,7 +10,6 @@
 #include "experiments/model_builder.hpp"
 #include "experiments/run_output.hpp"
 #include "experiments/run_restart.hpp"
-#include "io/config_error.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
@@ -54,17 +53,10 @@ void run_particles(const RunConfig& config, const RunOptions& options) {
   config.domain.project_all(particles.positions);
   auto forces = make_force_field(config);
   auto integrator = make_integrator(config, *forces, 0);
-  double start = 0.0;
-  if (!options.restart.empty()) {
-    const Checkpoint checkpoint = load_restart(config, options.restart);
+  const double start = restore_from(config, options.restart, [&](const Checkpoint& checkpoint) {
     particles.positions = checkpoint.positions;
-    try {
-      integrator->restore_state(checkpoint.state.solver_state);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(options.restart + ": checkpoint: " + e.what());
-    }
-    start = checkpoint.state.time;
-  }
+    integrator->restore_state(checkpoint.state.solver_state);
+  });
 
   prepare_output_directory(config.output.directory, options.overwrite);
   const std::string dir = config.output.directory + "/";

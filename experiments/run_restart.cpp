@@ -52,6 +52,18 @@ Checkpoint load_restart(const RunConfig& config, const std::string& path) {
   return c;
 }
 
+double restore_from(const RunConfig& config, const std::string& path,
+                    const std::function<void(const Checkpoint&)>& restore) {
+  if (path.empty()) return 0.0;
+  const Checkpoint checkpoint = load_restart(config, path);
+  try {
+    restore(checkpoint);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(path + ": checkpoint: " + e.what());
+  }
+  return checkpoint.state.time;
+}
+
 std::vector<double> output_times(const DynamicsConfig& dynamics, double start) {
   std::vector<double> times;
   for (int k = 0; k <= dynamics.outputs; ++k) {

@@ -150,16 +150,8 @@ std::vector<double> SideBySideRun::measure() {
 
 void run_side_by_side(const RunConfig& config, const RunOptions& options) {
   SideBySideRun run(config);  // validates every input before anything is written
-  double start = 0.0;
-  if (!options.restart.empty()) {
-    const Checkpoint checkpoint = load_restart(config, options.restart);
-    try {
-      run.restore(checkpoint);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(options.restart + ": checkpoint: " + e.what());
-    }
-    start = checkpoint.state.time;
-  }
+  const double start = restore_from(config, options.restart,
+                                    [&](const Checkpoint& checkpoint) { run.restore(checkpoint); });
   prepare_output_directory(config.output.directory, options.overwrite);
   const std::string dir = config.output.directory + "/";
   std::ofstream(dir + "run_info.txt")
