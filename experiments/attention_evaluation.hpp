@@ -1,6 +1,6 @@
 #pragma once
 // Evaluation of a trained classifier: class probabilities over a sequence set, the metrics of
-// DESIGN §2 (accuracy, MCC, ECE with 15 bins, log loss, Brier) and the robustness conditions
+// docs/model.md §2 (accuracy, MCC, ECE with 15 bins, log loss, Brier) and the robustness conditions
 // (word dropout 10 % and 20 %, adjacent swaps).
 #include <Eigen/Dense>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Phase A of the attention protocol (DESIGN §2): for each layer and head, the head's particles
+// Phase A of the attention protocol (docs/model.md §2): for each layer and head, the head's particles
 // run projected Langevin dynamics on the alignment Hamiltonian of labelled training sequences,
 // with Riesz repulsion:
 //   ψ(S; ω) = mean_{a∈S} φ(x_a; ω),  x_a = d_head^{-1/4} W_K-projected token a (the attention's

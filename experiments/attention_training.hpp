@@ -1,5 +1,5 @@
 #pragma once
-// `cpm train`: the attention protocol of DESIGN §2 on one task — optional warm-up epochs, Phase A
+// `cpm train`: the attention protocol of docs/model.md §2 on one task — optional warm-up epochs, Phase A
 // (kernel-<map> variants only), Phase B (cross-entropy training with the particles frozen), then
 // evaluation with the robustness conditions. An experiment configuration repeats it for every
 // variant, seed and data set and writes one comparison table (mean ± std) and a bar chart.

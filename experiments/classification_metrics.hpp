@@ -1,5 +1,5 @@
 #pragma once
-// Metrics of probabilistic predictions (DESIGN §2): accuracy, log loss, Brier score and the
+// Metrics of probabilistic predictions (docs/model.md §2): accuracy, log loss, Brier score and the
 // expected calibration error.
 #include <Eigen/Dense>
 

@@ -100,7 +100,7 @@ MetricSummary summarise(const std::vector<double>& v) {
 }
 
 // The constant of the 1D i.i.d. floor E W1 ≈ C/√N, C = √(2/π) ∫ √(F(1 − F)) dx
-// (EXACT_SOLUTIONS §4), for the piecewise-constant density (F linear in each cell).
+// (docs/exact_solutions.md §4), for the piecewise-constant density (F linear in each cell).
 double w1_floor_constant(const Grid& grid, const std::vector<double>& density) {
   const double h = grid.spacing(0), mass = density_mass(grid, density);
   double integral = 0, f = 0;

@@ -4,7 +4,7 @@
 // solution ρ_t of the McKean–Vlasov PDE (solved once). Reports mean, standard deviation and
 // standard error of each distance, fits the rate d ~ N^slope at the final time with a bootstrap
 // interval, and measures the i.i.d. sampling floor: the same distances for N independent draws
-// from ρ_T (EXACT_SOLUTIONS §4), below which a noisy particle system cannot go.
+// from ρ_T (docs/exact_solutions.md §4), below which a noisy particle system cannot go.
 #include <string>
 #include <vector>
 

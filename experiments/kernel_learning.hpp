@@ -1,5 +1,5 @@
 #pragma once
-// The building blocks of kernel learning with Coulomb particles (DESIGN §1–2):
+// The building blocks of kernel learning with Coulomb particles (docs/model.md §1–2):
 //  * learn_particles: projected Langevin dynamics of N particles on the energy
 //        E_N(Ω) = −γ A(Ω) + (λ / (2N²)) Σ_{k≠l} W(ω_k − ω_l),
 //    i.e. the alignment potential V_align as the external field plus Riesz repulsion, with

@@ -1,7 +1,7 @@
 #pragma once
 // `cpm run` with a [grid] section: the N-particle system and the McKean–Vlasov grid solver evolve
 // from the same initial law (particles drawn from ρ_0) on one clock, and at every output time the
-// runner records how far the empirical measure is from ρ_t (DESIGN §3): exact W1/W2 in 1D,
+// runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in 1D,
 // sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
 // energy terms and the grid's free energy.
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// Loaders of the classification data sets of the attention study (DESIGN §2). Bad input (a
+// Loaders of the classification data sets of the attention study (docs/model.md §2). Bad input (a
 // missing file, a malformed row) throws ConfigError with one line naming the file and, for a row,
 // its line number.
 #include <cstdint>

@@ -11,7 +11,7 @@
 
 namespace cpm {
 
-// The attention variant of DESIGN §2: "softmax", "vanilla-<map>" (fixed random particles) or
+// The attention variant of docs/model.md §2: "softmax", "vanilla-<map>" (fixed random particles) or
 // "kernel-<map>" (particles learned in Phase A, then frozen), <map> ∈ favor, porf-softplus,
 // softmaxfeat.
 struct AttentionVariant {

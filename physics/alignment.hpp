@@ -1,5 +1,5 @@
 #pragma once
-// Kernel–target alignment and the alignment potential (DESIGN §1).
+// Kernel–target alignment and the alignment potential (docs/model.md §1).
 //
 //   learned kernel   K_Ω(x, x') = (1/N) Σ_k φ(x; ω_k) φ(x'; ω_k)
 //   alignment        A(Ω) = (1/n²) Σ_c Σ_{i,j} T_ic T_jc K_Ω(x_i, x_j) = (1/N) Σ_k ‖m(ω_k)‖²,

@@ -1,5 +1,5 @@
 #pragma once
-// The energy per particle in mean-field scaling (DESIGN §1):
+// The energy per particle in mean-field scaling (docs/model.md §1):
 //   E_N = (1/N) Σ_k V(ω_k) + (λ / (2N²)) Σ_{k≠l} W(ω_k − ω_l).
 namespace cpm {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Random-feature maps φ(x; ω) (DESIGN §2). With ω drawn from N(0, I) they are the usual random
+// Random-feature maps φ(x; ω) (docs/model.md §2). With ω drawn from N(0, I) they are the usual random
 // features; with ω learned they are the Coulomb-particle features.
 //
 // Two layers, tested against each other:

@@ -1,5 +1,5 @@
 #pragma once
-// Projected Euler–Maruyama for the overdamped Langevin system (Algorithm 1, DESIGN §1):
+// Projected Euler–Maruyama for the overdamped Langevin system (Algorithm 1, docs/model.md §1):
 //   ω_k ← Π_D( ω_k − η F_k + √(2η/β) ζ_k ),   ζ_k ~ N(0, I).
 // The noise of particle k at step t comes from the stream (seed, replica, k) at position t, so
 // trajectories depend on the seed only, never on the thread count.

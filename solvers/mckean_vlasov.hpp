@@ -1,5 +1,5 @@
 #pragma once
-// The mean-field PDE on a Grid (DESIGN §1, §3):
+// The mean-field PDE on a Grid (docs/model.md §1, §3):
 //     ∂_t ρ = ∇·(ρ ∇φ) + β⁻¹ Δρ,   φ = V + λ W∗ρ,   zero normal flux,
 // the Wasserstein gradient flow of F(ρ) = ∫Vρ + (λ/2)∬W ρρ + β⁻¹∫ρ log ρ.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Linear (kernel) attention for every head of a batch (DESIGN §2):
+// Linear (kernel) attention for every head of a batch (docs/model.md §2):
 //   out_i = φ(q_i)ᵀ (Σ_{j<len} φ(k_j) v_jᵀ) / (φ(q_i)ᵀ Σ_{j<len} φ(k_j) + δ)
 // Cost O(L · m · d_head) per head; no L × L matrix is formed. Keys at padding positions (j ≥ len)
 // are left out of both sums. The sums over the sequence (KV and z) are accumulated in double.

@@ -23,7 +23,7 @@ std::size_t column(const std::vector<std::string>& columns, const std::string& n
   return static_cast<std::size_t>(at - columns.begin());
 }
 
-// EXACT_SOLUTIONS §2 in 1D: V = x²/2, W = |z|²/2, β = 2, from N(0.5, 0.3²); noisy Langevin
+// docs/exact_solutions.md §2 in 1D: V = x²/2, W = |z|²/2, β = 2, from N(0.5, 0.3²); noisy Langevin
 // particles against the grid solution, which stays Gaussian.
 std::string gaussian_case(long n) {
   return R"([particles]
@@ -57,7 +57,7 @@ upper = [4.0]
 }
 
 TEST(SideBySide, GaussianCaseDistanceAtTheFinalTimeShrinksAsNGrows) {
-  // The floor for N i.i.d. samples is E W1 ≈ 1.288 σ_T/√N (EXACT_SOLUTIONS §4), σ_T ≈ 0.48.
+  // The floor for N i.i.d. samples is E W1 ≈ 1.288 σ_T/√N (docs/exact_solutions.md §4), σ_T ≈ 0.48.
   std::vector<double> w1;
   for (long n : {100L, 1000L, 10000L}) {
     SideBySideRun run(parse_run_config(gaussian_case(n), "gaussian case"));

@@ -163,7 +163,7 @@ double potential_error(const Grid& grid, const Kernel& k, const std::vector<doub
 
 TEST(FftConvolution, SemicirclePotentialIsConstantMinusQuadraticOnItsSupport) {
   // 1D log gas, V = x²/2: on |x| ≤ √2 the semicircle satisfies W∗ρ = C − x²/2 with
-  // C = 1/2 + log 2 / 2 (EXACT_SOLUTIONS §1); the error must fall like h².
+  // C = 1/2 + log 2 / 2 (docs/exact_solutions.md §1); the error must fall like h².
   const double c = 0.5 + 0.5 * std::log(2.0);
   auto mass_below = [](double x) {  // ∫_{−√2}^x ρ, for exact cell averages
     const double y = std::clamp(x, -std::sqrt(2.0), std::sqrt(2.0));

@@ -52,7 +52,7 @@ TEST(Langevin, DifferentSeedsGiveDifferentTrajectories) {
   EXPECT_GT((a.positions - b.positions).norm(), 0.1);
 }
 
-// EXACT_SOLUTIONS §2: V = a|x|²/2, W = κ|z|²/2. For N particles the centre of mass x̄ is an
+// docs/exact_solutions.md §2: V = a|x|²/2, W = κ|z|²/2. For N particles the centre of mass x̄ is an
 // Ornstein–Uhlenbeck process with rate a and noise √(2/(βN)); the deviations x_k − x̄ relax at
 // rate a + κ to covariance (1 − 1/N) Σ∞, Σ∞ = I/(β(a + κ)), so
 //   E x̄(t) = m0 e^{−at},   E Ĉ(t) = (1 − 1/N) [Σ∞ + (C0 − Σ∞) e^{−2(a+κ)t}].

@@ -1,5 +1,5 @@
 // The McKean–Vlasov grid solver: the structure it must keep at every step (mass, positivity,
-// free-energy decay) and the exact solutions of EXACT_SOLUTIONS.md, with the observed order of
+// free-energy decay) and the exact solutions of docs/exact_solutions.md, with the observed order of
 // convergence under grid refinement printed.
 #include "solvers/mckean_vlasov.hpp"
 
@@ -190,14 +190,14 @@ void expect_stationary_convergence(const std::string& name, const Kernel& kernel
 }
 
 TEST(McKeanVlasov, LogGasRelaxesToTheSemicircle) {
-  // EXACT_SOLUTIONS §1: W = −log|z|, V = x²/2, β = ∞ → (1/π)√(2 − x²) on |x| ≤ √2.
+  // docs/exact_solutions.md §1: W = −log|z|, V = x²/2, β = ∞ → (1/π)√(2 − x²) on |x| ≤ √2.
   expect_stationary_convergence(
       "semicircle", Kernel::riesz(0.0), std::sqrt(2.0),
       [](double x) { return std::sqrt(std::max(0.0, 2.0 - x * x)) / M_PI; }, 1.5, 1.8);
 }
 
 TEST(McKeanVlasov, OneDimensionalRieszGasRelaxesToItsEquilibriumProfile) {
-  // EXACT_SOLUTIONS §1, d = 1, s = 0.5, a = 1: ρ = c (R² − x²)_+^{3/4}, R = 1.399635, c = 0.300105.
+  // docs/exact_solutions.md §1, d = 1, s = 0.5, a = 1: ρ = c (R² − x²)_+^{3/4}, R = 1.399635, c = 0.300105.
   const double radius = 1.399635, c = 0.300105;
   expect_stationary_convergence(
       "1D Riesz s=0.5", Kernel::riesz(0.5), radius,
@@ -206,7 +206,7 @@ TEST(McKeanVlasov, OneDimensionalRieszGasRelaxesToItsEquilibriumProfile) {
 }
 
 TEST(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
-  // EXACT_SOLUTIONS §3: V = 0, W = κ|z|, ρ∞ = (βκ/4) sech²(βκx/2) about the centre of mass (0
+  // docs/exact_solutions.md §3: V = 0, W = κ|z|, ρ∞ = (βκ/4) sech²(βκx/2) about the centre of mass (0
   // here, the initial law being symmetric).
   const double beta = 2.0, kappa = 1.0, k = beta * kappa / 2.0;
   auto f = [&](double x) { return 0.5 * k / (std::cosh(k * x) * std::cosh(k * x)); };
@@ -229,7 +229,7 @@ TEST(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
   for (std::size_t i = 1; i < cells.size(); ++i) EXPECT_LT(l1[i], l1[i - 1]);
 }
 
-// EXACT_SOLUTIONS §2: V = a|x|²/2, W = κ|z|²/2: mean(t) = mean(0) e^{−at},
+// docs/exact_solutions.md §2: V = a|x|²/2, W = κ|z|²/2: mean(t) = mean(0) e^{−at},
 // Cov(t) = Σ∞ + (Cov(0) − Σ∞) e^{−2(a+κ)t}, Σ∞ = I/(β(a+κ)). Returns the largest error of the
 // mean and covariance entries over the check times.
 double gaussian_case_error(int d, int cells, const std::vector<double>& times) {

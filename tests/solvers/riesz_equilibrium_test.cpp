@@ -1,4 +1,4 @@
-// EXACT_SOLUTIONS §1: at β = ∞ the Riesz gas in V = a|x|²/2 relaxes to
+// docs/exact_solutions.md §1: at β = ∞ the Riesz gas in V = a|x|²/2 relaxes to
 //   ρ(x) = c (R² − |x|²)_+^γ,  γ = (s − d + 2)/2  (the semicircle for the 1D log gas),
 // whose radial law is |x|²/R² ~ Beta(d/2, γ + 1). Particles relaxed by the gradient flow from a
 // Gaussian start must reproduce R and the radial law (Kolmogorov–Smirnov distance shrinking with
