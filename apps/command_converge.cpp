@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "apps/commands.hpp"
-#include "experiments/convergence_study.hpp"
+#include "experiments/studies/convergence_study.hpp"
 
 namespace cpm::app {
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "apps/commands.hpp"
-#include "experiments/kernel_study.hpp"
-#include "io/kernel_config.hpp"
+#include "experiments/kernel/kernel_study.hpp"
+#include "config/kernel_config.hpp"
 
 namespace cpm::app {
 

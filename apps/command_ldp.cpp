@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "apps/commands.hpp"
-#include "experiments/ldp_study.hpp"
+#include "experiments/studies/ldp_study.hpp"
 
 namespace cpm::app {
 

@@ -5,9 +5,9 @@
 
 #include "apps/commands.hpp"
 #include "default_config.hpp"
-#include "experiments/particle_run.hpp"
-#include "experiments/side_by_side.hpp"
-#include "io/run_config.hpp"
+#include "experiments/run/particle_run.hpp"
+#include "experiments/run/side_by_side.hpp"
+#include "config/run_config.hpp"
 
 namespace cpm::app {
 

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "apps/commands.hpp"
-#include "experiments/attention_training.hpp"
-#include "io/train_config.hpp"
+#include "experiments/attention/attention_training.hpp"
+#include "config/train_config.hpp"
 
 namespace cpm::app {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Each `cpm` sub-command lives in its own apps/command_<name>.cpp and registers itself here.
-// A command's callback throws ConfigError for bad input; main turns that into exit code 2.
+// A command's callback throws InputError for bad input; main turns that into exit code 2.
 #include <CLI/CLI.hpp>
 
 namespace cpm::app {

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"cpm: Coulomb particle model — mean-field particle dynamics"};
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
-  } catch (const cpm::ConfigError& e) {
+  } catch (const cpm::InputError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
   } catch (const std::exception& e) {

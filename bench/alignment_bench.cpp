@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/feature_initialisation.hpp"
-#include "experiments/synthetic_tasks.hpp"
+#include "learning/synthetic_tasks.hpp"
 #include "physics/alignment.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "core/initial_law.hpp"
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/density_file.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
@@ -30,7 +30,7 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
   if (method == "mesh") {
     const Domain& domain = config.domain;
     if (!domain.lower().allFinite() || domain.dim() > 3)
-      throw ConfigError(
+      throw InputError(
           config.source +
           ": interaction.method: mesh needs a bounded domain (ball or box) in d <= 3");
     return make_particle_mesh_sum(config.interaction.kernel, domain.lower(), domain.upper(),
@@ -83,7 +83,7 @@ std::vector<double> make_initial_density(const RunConfig& config, const Grid& gr
   }
   const double mass = density_mass(grid, density);
   if (!(mass > 0.0))
-    throw ConfigError(config.source +
+    throw InputError(config.source +
                       ": grid.initial: the initial density has zero mass on the grid");
   for (double& v : density) v /= mass;
   return density;

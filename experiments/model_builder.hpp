@@ -6,7 +6,7 @@
 
 #include "core/grid.hpp"
 #include "core/particles.hpp"
-#include "io/run_config.hpp"
+#include "config/run_config.hpp"
 #include "physics/external_potential.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/interaction_sum.hpp"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "io/config_error.hpp"
-#include "io/toml_reader.hpp"
+#include "io/input_error.hpp"
+#include "config/toml_reader.hpp"
 
 namespace cpm {
 
@@ -27,22 +27,22 @@ std::vector<double> read_density_file(const std::string& path, Eigen::Index cell
         used = 0;
       }
       if (used != token.size())
-        throw ConfigError(path + ":" + std::to_string(number) + ": '" + token +
+        throw InputError(path + ":" + std::to_string(number) + ": '" + token +
                           "' is not a number");
       if (!std::isfinite(v))
-        throw ConfigError(path + ":" + std::to_string(number) + ": density values must be finite");
+        throw InputError(path + ":" + std::to_string(number) + ": density values must be finite");
       if (v < 0.0)
-        throw ConfigError(path + ":" + std::to_string(number) + ": negative density " + token +
+        throw InputError(path + ":" + std::to_string(number) + ": negative density " + token +
                           " (cell " + std::to_string(values.size()) + ")");
       values.push_back(v);
     }
   }
   if (static_cast<Eigen::Index>(values.size()) != cells)
-    throw ConfigError(path + ": holds " + std::to_string(values.size()) + " values for a grid of " +
+    throw InputError(path + ": holds " + std::to_string(values.size()) + " values for a grid of " +
                       std::to_string(cells) + " cells");
   double total = 0.0;
   for (double v : values) total += v;
-  if (!(total > 0.0)) throw ConfigError(path + ": the density has zero mass");
+  if (!(total > 0.0)) throw InputError(path + ": the density has zero mass");
   return values;
 }
 

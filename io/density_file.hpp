@@ -1,7 +1,7 @@
 #pragma once
 // A grid density in a text file: the M cell averages in the grid's order (axis 0 fastest),
 // separated by spaces, commas or line breaks; '#' starts a comment that runs to the end of the
-// line. Bad content throws ConfigError naming the file and the reason.
+// line. Bad content throws InputError naming the file and the reason.
 #include <Eigen/Dense>
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
 #include "io/hdf5_support.hpp"
 
@@ -21,7 +21,7 @@ std::string hdf5_reason() {
   return reason.empty() ? "unreadable (damaged file)" : reason;
 }
 
-// One open run file with every failure turned into a one-line ConfigError.
+// One open run file with every failure turned into a one-line InputError.
 class RunFile {
  public:
   explicit RunFile(const std::string& path) : path_(path), file_(open(path)) {
@@ -35,7 +35,7 @@ class RunFile {
   }
 
   [[noreturn]] void fail(const std::string& reason) const {
-    throw ConfigError(path_ + ": " + reason);
+    throw InputError(path_ + ": " + reason);
   }
 
   template <class F>
@@ -43,7 +43,7 @@ class RunFile {
     hdf5::clear_last_library_error();
     try {
       return f();
-    } catch (const ConfigError&) {
+    } catch (const InputError&) {
       throw;
     } catch (const H5::Exception&) {
       fail(object + ": " + hdf5_reason());
@@ -93,14 +93,14 @@ class RunFile {
     hdf5::record_library_errors();
     hdf5::clear_last_library_error();
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw ConfigError(path + ": no such file");
+    if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such file");
     if (std::filesystem::is_directory(path, ec))
-      throw ConfigError(path + ": is a directory, not an HDF5 file");
-    if (H5Fis_hdf5(path.c_str()) <= 0) throw ConfigError(path + ": not an HDF5 file");
+      throw InputError(path + ": is a directory, not an HDF5 file");
+    if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file");
     try {
       return H5::H5File(path, H5F_ACC_RDONLY);
     } catch (const H5::Exception&) {
-      throw ConfigError(path + ": truncated or damaged HDF5 file (" + hdf5_reason() + ")");
+      throw InputError(path + ": truncated or damaged HDF5 file (" + hdf5_reason() + ")");
     }
   }
 

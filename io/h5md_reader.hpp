@@ -1,7 +1,7 @@
 #pragma once
 // Reads back what H5mdWriter wrote (io/h5md_layout.hpp). Files are opened read-only and never
 // modified. Anything missing, inconsistent or damaged (bad checksum, truncated file) is a
-// ConfigError whose one-line message names the file and the object.
+// InputError whose one-line message names the file and the object.
 #include <Eigen/Dense>
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
 
 namespace cpm {
@@ -19,12 +19,12 @@ H5::H5File create_file(const std::string& path, Eigen::Index particles, int dim,
   if (particles < 1 || dim < 1)
     throw std::invalid_argument(path + ": needs N ≥ 1 particles and d ≥ 1");
   if (!overwrite && std::filesystem::exists(path))
-    throw ConfigError(path + ": exists already; pass --overwrite or choose another output folder");
+    throw InputError(path + ": exists already; pass --overwrite or choose another output folder");
   hdf5::record_library_errors();
   try {
     return H5::H5File(path, H5F_ACC_TRUNC);
   } catch (const H5::Exception&) {
-    throw ConfigError(path + ": cannot create the HDF5 file");
+    throw InputError(path + ": cannot create the HDF5 file");
   }
 }
 

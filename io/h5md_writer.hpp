@@ -23,7 +23,7 @@ namespace cpm {
 class H5mdWriter {
  public:
   // Creates `path` for `particles` particles in `dim` dimensions. An existing file is a
-  // ConfigError unless `overwrite`.
+  // InputError unless `overwrite`.
   H5mdWriter(const std::string& path, const H5mdHeader& header, const ParameterSet& parameters,
              Eigen::Index particles, int dim, bool overwrite = false);
   ~H5mdWriter();

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
 #include "io/hdf5_support.hpp"
 
@@ -31,22 +31,22 @@ void write_hdf5_tables(const std::string& path, const ParameterSet& parameters,
 }
 
 NamedTable read_hdf5_table(const std::string& path, const std::string& name) {
-  if (!std::filesystem::is_regular_file(path)) throw ConfigError(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path)) throw InputError(path + ": no such file");
   hdf5::record_library_errors();
   try {
     const H5::H5File file(path, H5F_ACC_RDONLY);
-    if (!file.nameExists(name)) throw ConfigError(path + ": holds no table " + name);
+    if (!file.nameExists(name)) throw InputError(path + ": holds no table " + name);
     const H5::Group group = file.openGroup(name);
     NamedTable t{name, hdf5::read_strings_attribute(group, "columns"), {}};
     std::vector<hsize_t> shape;
     const std::vector<double> values = hdf5::read_doubles(group.openDataSet("table"), shape);
     if (shape.size() != 2 || shape[1] != t.columns.size())
-      throw ConfigError(path + ": " + name + "/table: shape does not match its columns");
+      throw InputError(path + ": " + name + "/table: shape does not match its columns");
     for (hsize_t r = 0; r < shape[0]; ++r)
       t.rows.emplace_back(values.begin() + r * shape[1], values.begin() + (r + 1) * shape[1]);
     return t;
   } catch (const H5::Exception&) {
-    throw ConfigError(path + ": " + name + ": " + hdf5::last_library_error());
+    throw InputError(path + ": " + name + ": " + hdf5::last_library_error());
   }
 }
 

@@ -23,7 +23,7 @@ struct NamedTable {
 void write_hdf5_tables(const std::string& path, const ParameterSet& parameters,
                        const std::vector<NamedTable>& tables);
 
-// One table back from such a file; ConfigError naming the file and object when it is missing or
+// One table back from such a file; InputError naming the file and object when it is missing or
 // damaged.
 NamedTable read_hdf5_table(const std::string& path, const std::string& name);
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -21,7 +21,7 @@ void read_exactly(gzFile f, void* buffer, std::size_t bytes, const std::string& 
   while (bytes > 0) {
     const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(bytes, 1u << 30));
     const int got = gzread(f, out, chunk);
-    if (got <= 0) throw ConfigError(path + ": truncated IDX file (" + what + ")");
+    if (got <= 0) throw InputError(path + ": truncated IDX file (" + what + ")");
     out += got;
     bytes -= static_cast<std::size_t>(got);
   }
@@ -31,13 +31,13 @@ void read_exactly(gzFile f, void* buffer, std::size_t bytes, const std::string& 
 
 IdxArray read_idx(const std::string& path) {
   GzFile f(gzopen(path.c_str(), "rb"));  // zlib reads uncompressed files transparently
-  if (!f) throw ConfigError(path + ": cannot open the file");
+  if (!f) throw InputError(path + ": cannot open the file");
   unsigned char magic[4];
   read_exactly(f.get(), magic, 4, path, "header");
   if (magic[0] != 0 || magic[1] != 0 || magic[3] == 0 || magic[3] > 8)
-    throw ConfigError(path + ": not an IDX file (bad magic number)");
+    throw InputError(path + ": not an IDX file (bad magic number)");
   if (magic[2] != 0x08)
-    throw ConfigError(path + ": unsupported IDX element type (only unsigned bytes, 0x08)");
+    throw InputError(path + ": unsupported IDX element type (only unsigned bytes, 0x08)");
   IdxArray a;
   std::int64_t count = 1;
   for (int i = 0; i < magic[3]; ++i) {
@@ -47,19 +47,19 @@ IdxArray read_idx(const std::string& path) {
     a.shape.push_back(size);
     count *= size;
   }
-  if (count > (std::int64_t{1} << 34)) throw ConfigError(path + ": IDX array too large");
+  if (count > (std::int64_t{1} << 34)) throw InputError(path + ": IDX array too large");
   a.data.resize(static_cast<std::size_t>(count));
   if (count > 0) read_exactly(f.get(), a.data.data(), a.data.size(), path, "data");
   unsigned char extra;
   if (gzread(f.get(), &extra, 1) > 0)
-    throw ConfigError(path + ": IDX file has data beyond its declared shape");
+    throw InputError(path + ": IDX file has data beyond its declared shape");
   return a;
 }
 
 void write_idx(const std::string& path, const IdxArray& a) {
   const bool compress = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   GzFile f(gzopen(path.c_str(), compress ? "wb" : "wbT"));
-  if (!f) throw ConfigError(path + ": cannot write the file");
+  if (!f) throw InputError(path + ": cannot write the file");
   std::vector<unsigned char> header = {0, 0, 0x08, static_cast<unsigned char>(a.shape.size())};
   for (std::int64_t s : a.shape)
     for (int shift : {24, 16, 8, 0})
@@ -67,12 +67,12 @@ void write_idx(const std::string& path, const IdxArray& a) {
   if (gzwrite(f.get(), header.data(), static_cast<unsigned>(header.size())) <= 0 ||
       (!a.data.empty() &&
        gzwrite(f.get(), a.data.data(), static_cast<unsigned>(a.data.size())) <= 0))
-    throw ConfigError(path + ": cannot write the file");
+    throw InputError(path + ": cannot write the file");
 }
 
 Eigen::MatrixXd idx_rows(const IdxArray& images, const std::string& path) {
   if (images.shape.size() < 2)
-    throw ConfigError(path + ": expected an IDX array of images (n, ...)");
+    throw InputError(path + ": expected an IDX array of images (n, ...)");
   const Eigen::Index n = images.shape[0];
   const Eigen::Index per_row = n > 0 ? static_cast<Eigen::Index>(images.data.size()) / n : 0;
   Eigen::MatrixXd x(n, per_row);
@@ -83,7 +83,7 @@ Eigen::MatrixXd idx_rows(const IdxArray& images, const std::string& path) {
 
 Eigen::VectorXi idx_labels(const IdxArray& labels, const std::string& path) {
   if (labels.shape.size() != 1)
-    throw ConfigError(path + ": expected a one-dimensional IDX label array");
+    throw InputError(path + ": expected a one-dimensional IDX label array");
   Eigen::VectorXi y(labels.shape[0]);
   for (Eigen::Index i = 0; i < y.size(); ++i) y[i] = labels.data[i];
   return y;

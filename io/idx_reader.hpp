@@ -2,7 +2,7 @@
 // Reader for the IDX format of (Fashion-)MNIST (LeCun et al.): a big-endian header — two zero
 // bytes, a type byte (0x08: unsigned byte), the number of dimensions — then one 32-bit size per
 // dimension and the data. gzip-compressed files (.gz) are read through zlib, plain files as they
-// are. Bad input (missing file, wrong magic, unsupported type, truncated data) throws ConfigError
+// are. Bad input (missing file, wrong magic, unsupported type, truncated data) throws InputError
 // naming the file.
 #include <Eigen/Dense>
 #include <cstdint>

@@ -2,7 +2,7 @@
 
 #include <H5Cpp.h>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/hdf5_support.hpp"
 
 namespace cpm {
@@ -82,7 +82,7 @@ void save_model_checkpoint(const std::string& path, const ModelCheckpoint& c) {
     const auto bytes = join_words(c.vocabulary);
     hdf5::write_dataset(model, "vocabulary", {bytes.size()}, bytes);
   } catch (const H5::Exception& e) {
-    throw ConfigError(path + ": cannot write the checkpoint (" + hdf5::last_library_error() + ")");
+    throw InputError(path + ": cannot write the checkpoint (" + hdf5::last_library_error() + ")");
   }
 }
 
@@ -110,10 +110,10 @@ ModelCheckpoint load_model_checkpoint(const std::string& path) {
     c.vocabulary = split_words(hdf5::read_uint8s(model.openDataSet("vocabulary"), shape));
   } catch (const H5::Exception& e) {
     const std::string reason = hdf5::last_library_error();
-    throw ConfigError(path + ": not a readable cpm model checkpoint (" +
+    throw InputError(path + ": not a readable cpm model checkpoint (" +
                       (reason.empty() ? e.getDetailMsg() : reason) + ")");
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(path + ": " + e.what());
+    throw InputError(path + ": " + e.what());
   }
   return c;
 }
@@ -131,7 +131,7 @@ void require_same_shape(const ModelShape& expected, const ModelShape& found,
   if (expected.qk_tied != found.qk_tied)
     differences += std::string(differences.empty() ? "" : ", ") + "qk_tied";
   if (!differences.empty())
-    throw ConfigError(path + ": checkpoint is for another model size: " + differences);
+    throw InputError(path + ": checkpoint is for another model size: " + differences);
 }
 
 }  // namespace cpm

@@ -4,7 +4,7 @@
 
 namespace cpm {
 
-// Creates `path` if needed. If it already holds files, throws ConfigError unless `overwrite`.
+// Creates `path` if needed. If it already holds files, throws InputError unless `overwrite`.
 void prepare_output_directory(const std::string& path, bool overwrite);
 
 }  // namespace cpm

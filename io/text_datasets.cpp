@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "core/random_stream.hpp"
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/idx_reader.hpp"
 
 namespace cpm {
@@ -27,7 +27,7 @@ std::vector<std::string> split_tabs(const std::string& line) {
 
 std::ifstream open_data_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open the data file");
+  if (!in) throw InputError(path + ": cannot open the data file");
   return in;
 }
 
@@ -36,7 +36,7 @@ void strip_carriage_return(std::string& line) {
 }
 
 [[noreturn]] void bad_row(const std::string& path, long line, const std::string& reason) {
-  throw ConfigError(path + ":" + std::to_string(line) + ": " + reason);
+  throw InputError(path + ":" + std::to_string(line) + ": " + reason);
 }
 
 int binary_label(const std::string& field, const std::string& path, long line) {
@@ -51,7 +51,7 @@ void read_tsv(const std::string& path, const std::vector<std::string>& header, R
   std::ifstream in = open_data_file(path);
   std::string line;
   long number = 0;
-  if (!std::getline(in, line)) throw ConfigError(path + ": empty file (expected a header line)");
+  if (!std::getline(in, line)) throw InputError(path + ": empty file (expected a header line)");
   ++number;
   strip_carriage_return(line);
   if (split_tabs(line) != header) {
@@ -102,7 +102,7 @@ TextExamples read_sst2_tsv(const std::string& path) {
     out.text.push_back(f[0]);
     out.labels.push_back(binary_label(f[1], path, line));
   });
-  if (out.size() == 0) throw ConfigError(path + ": no data rows");
+  if (out.size() == 0) throw InputError(path + ": no data rows");
   return out;
 }
 
@@ -114,7 +114,7 @@ TextExamples read_qqp_tsv(const std::string& path) {
              out.pair.push_back(f[4]);
              out.labels.push_back(binary_label(f[5], path, line));
            });
-  if (out.size() == 0) throw ConfigError(path + ": no data rows");
+  if (out.size() == 0) throw InputError(path + ": no data rows");
   return out;
 }
 
@@ -128,7 +128,7 @@ TextSplits read_rotten_tomatoes(const std::string& positive_path, const std::str
     }
   constexpr std::size_t kTrain = 8530, kValidation = 1066, kTest = 1066;
   if (all.size() != kTrain + kValidation + kTest)
-    throw ConfigError(positive_path +
+    throw InputError(positive_path +
                       ": expected 10,662 snippets in the .pos and .neg files together, found " +
                       std::to_string(all.size()));
   // Fisher–Yates with a keyed stream: the split depends on the seed only.
@@ -147,13 +147,13 @@ TextSplits read_rotten_tomatoes(const std::string& positive_path, const std::str
 PixelSequences read_fashion_mnist(const std::string& directory, const std::string& split,
                                   int levels, int first_token, std::size_t limit) {
   if (split != "train" && split != "test")
-    throw ConfigError("fashion-mnist split must be train or test");
+    throw InputError("fashion-mnist split must be train or test");
   const std::string prefix = directory + "/" + (split == "train" ? "train" : "t10k");
   const std::string image_path = prefix + "-images-idx3-ubyte.gz",
                     label_path = prefix + "-labels-idx1-ubyte.gz";
   const IdxArray images = read_idx(image_path), labels = read_idx(label_path);
   if (images.shape.size() != 3 || labels.shape.size() != 1 || images.shape[0] != labels.shape[0])
-    throw ConfigError(image_path + ": expected (n, h, w) images matching the n labels of " +
+    throw InputError(image_path + ": expected (n, h, w) images matching the n labels of " +
                       label_path);
   const std::size_t n = limit ? std::min<std::size_t>(limit, images.shape[0]) : images.shape[0];
   const std::size_t pixels = static_cast<std::size_t>(images.shape[1] * images.shape[2]);
@@ -166,7 +166,7 @@ PixelSequences read_fashion_mnist(const std::string& directory, const std::strin
       out.tokens[i][p] = first_token + images.data[i * pixels + p] * levels / 256;
     out.labels[i] = labels.data[i];
     if (out.labels[i] > 9)
-      throw ConfigError(label_path + ": label " + std::to_string(out.labels[i]) + " > 9");
+      throw InputError(label_path + ": label " + std::to_string(out.labels[i]) + " > 9");
   }
   return out;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Loaders of the classification data sets of the attention study (docs/model.md §2). Bad input (a
-// missing file, a malformed row) throws ConfigError with one line naming the file and, for a row,
+// missing file, a malformed row) throws InputError with one line naming the file and, for a row,
 // its line number.
 #include <cstdint>
 #include <string>

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../command_runner.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {

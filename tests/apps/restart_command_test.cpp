@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "../command_runner.hpp"
+#include "tests/command_runner.hpp"
 #include "io/h5md_reader.hpp"
 
 namespace cpm {

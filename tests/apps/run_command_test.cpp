@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../command_runner.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {

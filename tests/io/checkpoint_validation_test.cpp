@@ -1,4 +1,4 @@
-// read_checkpoint on damaged input: a one-line ConfigError naming the file, and the file left
+// read_checkpoint on damaged input: a one-line InputError naming the file, and the file left
 // byte-identical (it is opened read-only).
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/hdf5_support.hpp"
@@ -39,14 +39,14 @@ std::string write_run(const std::string& name, bool checkpoint = true) {
   return path;
 }
 
-// Reading `path` throws a ConfigError whose one-line message starts with the path and contains
+// Reading `path` throws a InputError whose one-line message starts with the path and contains
 // `reason`; the file's bytes are unchanged.
 void expect_rejected(const std::string& path, const std::string& reason) {
   const std::string before = bytes_of(path);
   try {
     read_checkpoint(path);
     ADD_FAILURE() << path << " was accepted";
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {
     const std::string message = e.what();
     EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
     EXPECT_NE(message.find(reason), std::string::npos) << message;
@@ -112,12 +112,12 @@ TEST(CheckpointValidation, MissingFileAndRunWithoutCheckpointAreNamed) {
       {
         try {
           read_checkpoint(fresh_path("absent.h5"));
-        } catch (const ConfigError& e) {
+        } catch (const InputError& e) {
           EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos);
           throw;
         }
       },
-      ConfigError);
+      InputError);
   expect_rejected(write_run("no_checkpoint.h5", false), "no checkpoint");
 }
 

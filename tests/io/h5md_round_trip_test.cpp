@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
 #include "tests/scratch_directory.hpp"
@@ -142,7 +142,7 @@ TEST(H5mdRoundTrip, CheckpointReturnsTheFrameItMarksNotTheLastOne) {
 TEST(H5mdRoundTrip, AnExistingFileIsNeverReplacedWithoutOverwrite) {
   const std::string path = fresh_path("exists.h5");
   { H5mdWriter first(path, H5mdHeader{}, ParameterSet{}, 1, 1); }
-  EXPECT_THROW(H5mdWriter(path, H5mdHeader{}, ParameterSet{}, 1, 1), ConfigError);
+  EXPECT_THROW(H5mdWriter(path, H5mdHeader{}, ParameterSet{}, 1, 1), InputError);
   EXPECT_NO_THROW(H5mdWriter(path, H5mdHeader{}, ParameterSet{}, 1, 1, true));
 }
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
 #include "tests/scratch_directory.hpp"
 
@@ -52,13 +52,13 @@ TEST(Hdf5Table, MissingTableFileOrDamageNamesTheFile) {
     try {
       read_hdf5_table(file, table);
       FAIL() << file << " " << table;
-    } catch (const ConfigError& e) {
+    } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
     }
   }
   const std::string junk = testing_support::fresh_path("junk.h5");
   std::ofstream(junk) << "not an HDF5 file";
-  EXPECT_THROW(read_hdf5_table(junk, "t"), ConfigError);
+  EXPECT_THROW(read_hdf5_table(junk, "t"), InputError);
 }
 
 }  // namespace

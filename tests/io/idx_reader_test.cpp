@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 namespace {
@@ -37,7 +37,7 @@ TEST(IdxReader, CompressedAndPlainFilesRoundTrip) {
 }
 
 TEST(IdxReader, MissingTruncatedAndForeignFilesGiveErrorsNamingTheFile) {
-  EXPECT_THROW(read_idx(temp_path("does_not_exist.gz")), ConfigError);
+  EXPECT_THROW(read_idx(temp_path("does_not_exist.gz")), InputError);
   const std::string path = temp_path("bad.idx");
   IdxArray a = small_images();
   write_idx(path, a);
@@ -45,12 +45,12 @@ TEST(IdxReader, MissingTruncatedAndForeignFilesGiveErrorsNamingTheFile) {
   try {
     read_idx(path);
     FAIL() << "truncated file accepted";
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos);
   }
   std::ofstream(path, std::ios::binary) << "PK\x03\x04 not an idx file";
-  EXPECT_THROW(read_idx(path), ConfigError);
+  EXPECT_THROW(read_idx(path), InputError);
   std::filesystem::remove(path);
 }
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/model_checkpoint.hpp"
 
 namespace cpm {
@@ -40,7 +40,7 @@ TEST(ModelCheckpoint, RoundTripKeepsShapeParametersParticlesAndVocabulary) {
   try {
     require_same_shape(other, r.shape, path);
     FAIL() << "no error for another model size";
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               path + ": checkpoint is for another model size: d_model 8 (model 16)");
   }
@@ -53,7 +53,7 @@ TEST(ModelCheckpoint, NonCheckpointFileIsRefusedInOneLine) {
   try {
     load_model_checkpoint(path);
     FAIL() << "no error";
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find(path + ": not a readable cpm model checkpoint"), 0u);
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }

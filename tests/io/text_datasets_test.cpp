@@ -8,7 +8,7 @@
 #include <functional>
 #include <numeric>
 
-#include "io/config_error.hpp"
+#include "io/input_error.hpp"
 #include "io/text_datasets.hpp"
 
 namespace cpm {
@@ -25,7 +25,7 @@ std::string fixture(const std::string& name, const std::string& text) {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "";

@@ -1,0 +1,219 @@
+#include "config/kernel_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "config/toml_reader.hpp"
+
+namespace cpm {
+
+const std::vector<std::string>& kernel_method_names() {
+  static const std::vector<std::string> names = {"iid", "orthogonal", "importance",
+                                                 "learned-no-repulsion", "learned"};
+  return names;
+}
+
+namespace {
+
+// A number or an array of numbers.
+std::vector<double> number_list(TomlReader& t, const std::string& key,
+                                std::vector<double> fallback) {
+  if (t.has(key)) {
+    try {
+      return {t.number(key)};
+    } catch (const InputError&) {
+      return t.numbers(key);
+    }
+  }
+  return t.numbers(key, fallback);
+}
+
+KernelDataConfig read_data(TomlReader t) {
+  KernelDataConfig c;
+  c.task = t.choice("task", {"variance", "radial", "mixture", "fashion_mnist", "idx"}, c.task);
+  const bool images = c.task == "fashion_mnist" || c.task == "idx";
+  if (!images) {
+    c.dim = static_cast<int>(t.integer("dim", c.dim));
+    require(t, c.dim >= 1, "dim", "must be at least 1");
+  }
+  const auto train = t.integer("train_size", images ? 0 : c.train_size);
+  require(t, images ? train >= 0 : train >= 2, "train_size",
+          images ? "must be >= 0 (0: all rows)" : "must be at least 2");
+  const auto test = t.integer("test_size", images ? 0 : c.test_size);
+  require(t, images ? test >= 0 : test >= 1, "test_size",
+          images ? "must be >= 0 (0: all rows)" : "must be at least 1");
+  c.train_size = train;
+  c.test_size = test;
+  c.label_noise = number_list(t, "label_noise", c.label_noise);
+  require(t, !c.label_noise.empty(), "label_noise", "must not be empty");
+  for (double p : c.label_noise)
+    require(t, p >= 0.0 && p < 1.0, "label_noise", "must lie in [0, 1)");
+  if (c.task == "variance") {
+    c.tau = t.number("tau", c.tau);
+    require(t, c.tau > 0.0 && c.tau < 1.0, "tau", "must lie in (0, 1)");
+  } else if (c.task == "radial") {
+    c.radius = t.number("radius", c.radius);
+    require(t, c.radius >= 0.0, "radius", "must be >= 0 (0: the median norm)");
+  } else if (c.task == "mixture") {
+    c.components = static_cast<int>(t.integer("components", c.components));
+    c.classes = static_cast<int>(t.integer("classes", c.classes));
+    require(t, c.classes >= 2, "classes", "must be at least 2");
+    require(t, c.components >= c.classes, "components", "must be at least the number of classes");
+    c.separation = t.number("separation", c.separation);
+    require(t, c.separation > 0.0, "separation", "must be positive");
+    c.width = t.number("width", c.width);
+    require(t, c.width > 0.0, "width", "must be positive");
+  } else if (c.task == "fashion_mnist") {
+    c.directory = t.string("directory", c.directory);
+  } else {
+    c.train_images = t.string("train_images");
+    c.train_labels = t.string("train_labels");
+    c.test_images = t.string("test_images");
+    c.test_labels = t.string("test_labels");
+  }
+  c.standardise = t.boolean("standardise", images);
+  c.scale = t.number("scale", c.scale);
+  require(t, c.scale > 0.0, "scale", "must be positive");
+  t.finish();
+  return c;
+}
+
+KernelFeaturesConfig read_features(TomlReader t) {
+  KernelFeaturesConfig c;
+  c.map = feature_map_kind(t.choice("map", feature_map_names(), "rff"));
+  std::vector<double> fallback(c.n.begin(), c.n.end());
+  const std::vector<double> n = number_list(t, "n", fallback);
+  require(t, !n.empty(), "n", "must not be empty");
+  c.n.clear();
+  for (double v : n) {
+    require(t, v == std::floor(v), "n", "must be whole numbers");
+    require(t, v >= 1, "n", "must be at least 1 (the number of features N)");
+    c.n.push_back(static_cast<Eigen::Index>(v));
+  }
+  c.init = t.choice("init", {"orthogonal", "gaussian"}, c.init);
+  c.scale = t.number("scale", c.scale);
+  require(t, c.scale > 0.0, "scale", "must be positive");
+  t.finish();
+  return c;
+}
+
+KernelAlignmentConfig read_alignment(TomlReader t, Eigen::Index train_size) {
+  KernelAlignmentConfig c;
+  c.gamma = t.number("gamma", c.gamma);
+  require(t, c.gamma > 0.0, "gamma", "must be positive");
+  c.centred = t.boolean("centred", c.centred);
+  const auto b = t.integer("batch_size", 0);
+  require(t, b >= 0, "batch_size", "must be >= 0 (0: the whole training set)");
+  require(t, train_size == 0 || b <= train_size, "batch_size", "must not exceed data.train_size");
+  c.batch_size = b;
+  t.finish();
+  return c;
+}
+
+KernelRepulsionConfig read_repulsion(TomlReader t) {
+  KernelRepulsionConfig c;
+  const std::string kernel = t.choice("kernel", {"riesz", "log", "mollified"}, "riesz");
+  if (kernel == "riesz") {
+    const double s = t.number("s", 1.0);
+    require(t, s > 0.0, "s",
+            "must be positive for the riesz kernel (use kernel = \"log\" for s = 0)");
+    c.kernel = InteractionKernel::riesz(s);
+  } else if (kernel == "log") {
+    c.kernel = InteractionKernel::riesz(0.0);
+  } else {
+    const double s = t.number("s", 1.0);
+    require(t, s >= 0.0, "s", "must be >= 0");
+    const double eps = t.number("epsilon");
+    require(t, eps > 0.0, "epsilon", "must be positive for the mollified kernel");
+    c.kernel = InteractionKernel::mollified(s, eps);
+  }
+  c.lambda = t.number("lambda", c.lambda);
+  require(t, c.lambda >= 0.0, "lambda", "must be >= 0");
+  c.method = t.choice("method", {"reference", "direct"}, c.method);
+  t.finish();
+  return c;
+}
+
+KernelDynamicsConfig read_dynamics(TomlReader t) {
+  KernelDynamicsConfig c;
+  c.steps = static_cast<int>(t.integer("steps", c.steps));
+  require(t, c.steps >= 0, "steps", "must be >= 0");
+  c.step = t.number("step", c.step);
+  require(t, c.step > 0.0, "step", "must be positive");
+  c.beta = t.number("beta", c.beta);
+  require(t, c.beta > 0.0, "beta", "must be positive (use \"inf\" for the noiseless flow)");
+  c.radius = t.number("radius", c.radius);
+  require(t, c.radius > 0.0, "radius", "must be positive (\"inf\": no wall)");
+  c.record_every = static_cast<int>(t.integer("record_every", c.record_every));
+  require(t, c.record_every >= 1, "record_every", "must be at least 1");
+  t.finish();
+  return c;
+}
+
+KernelClassifierConfig read_classifier(TomlReader t) {
+  KernelClassifierConfig c;
+  c.kind = t.choice("kind", {"logistic", "ridge"}, c.kind);
+  c.l2 = t.number("l2", c.l2);
+  require(t, c.l2 > 0.0, "l2", "must be positive");
+  c.max_iterations = static_cast<int>(t.integer("max_iterations", c.max_iterations));
+  require(t, c.max_iterations >= 1, "max_iterations", "must be at least 1");
+  t.finish();
+  return c;
+}
+
+KernelBaselinesConfig read_baselines(TomlReader t, Eigen::Index max_n) {
+  KernelBaselinesConfig c;
+  c.methods = t.strings("methods", c.methods);
+  require(t, !c.methods.empty(), "methods", "must not be empty");
+  for (const auto& m : c.methods) {
+    const auto& names = kernel_method_names();
+    if (std::find(names.begin(), names.end(), m) == names.end())
+      t.fail("methods",
+             "unknown method '" + m +
+                 "' (expected: iid, orthogonal, importance, learned-no-repulsion, learned)");
+  }
+  const auto pool = t.integer("pool", std::max<std::int64_t>(c.pool, max_n));
+  require(t, pool >= max_n, "pool", "must be at least the largest N of features.n");
+  c.pool = pool;
+  c.rho = t.number("rho", c.rho);
+  require(t, c.rho >= 0.0, "rho", "must be >= 0");
+  t.finish();
+  return c;
+}
+
+}  // namespace
+
+KernelConfig parse_kernel_config(const std::string& text, const std::string& source) {
+  TomlReader root = TomlReader::parse(text, source);
+  KernelConfig c;
+  c.source = source;
+  c.data = read_data(root.table("data"));
+  c.features = read_features(root.table("features"));
+  c.alignment = read_alignment(root.table("alignment"), c.data.train_size);
+  c.repulsion = read_repulsion(root.table("repulsion"));
+  c.dynamics = read_dynamics(root.table("dynamics"));
+  c.classifier = read_classifier(root.table("classifier"));
+  c.baselines = read_baselines(root.table("baselines"),
+                               *std::max_element(c.features.n.begin(), c.features.n.end()));
+
+  TomlReader run = root.table("run");
+  const auto seed = run.integer("seed", 1);
+  require(run, seed >= 0, "seed", "must be non-negative");
+  c.seed = static_cast<std::uint64_t>(seed);
+  c.seeds = static_cast<int>(run.integer("seeds", c.seeds));
+  require(run, c.seeds >= 1, "seeds", "must be at least 1");
+  run.finish();
+
+  TomlReader output = root.table("output");
+  c.output_directory = output.string("directory", c.output_directory);
+  require(output, !c.output_directory.empty(), "directory", "must not be empty");
+  output.finish();
+  root.finish();
+  return c;
+}
+
+KernelConfig load_kernel_config(const std::string& path) {
+  return parse_kernel_config(read_text_file(path), path);
+}
+
+}  // namespace cpm

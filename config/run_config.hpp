@@ -1,0 +1,89 @@
+#pragma once
+// The configuration of `cpm run`, parsed once from TOML into plain structs. Solvers never see
+// TOML; they receive these values.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "core/domain.hpp"
+#include "core/initial_law.hpp"
+#include "config/toml_reader.hpp"
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+struct PotentialConfig {
+  std::string kind = "quadratic";  // zero | quadratic
+  double strength = 1.0;           // a in V = a|x|²/2
+};
+
+struct InteractionConfig {
+  InteractionKernel kernel = InteractionKernel::riesz(0.5);
+  double lambda = 1.0;
+  std::string method = "direct";  // reference | direct | mesh
+  // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);
+  // −1 is the plain mesh, which smooths close pairs over a cell. Absent: default_near_cells(d).
+  std::optional<int> mesh_near_cells;
+};
+
+struct DynamicsConfig {
+  double beta = std::numeric_limits<double>::infinity();
+  std::string integrator = "langevin";  // langevin | gradient_flow (β = ∞ only)
+  double step = 1e-3;                   // Langevin η; initial step of the gradient flow
+  double t_end = 1.0;
+  int outputs = 10;  // number of output times after t = 0, equally spaced
+  double absolute_tolerance = 1e-8;
+  double relative_tolerance = 1e-6;
+};
+
+struct OutputConfig {
+  std::string directory = "out";
+};
+
+// [grid.initial]: the grid solver's initial density ρ_0 (normalised to unit mass on the grid).
+struct GridInitialConfig {
+  std::string kind = "law";  // law (the [initial] law) | file | compact_power | sech2
+  std::string file;          // file: M cell averages, axis 0 fastest, '#' starts a comment
+  Eigen::VectorXd centre;    // compact_power, sech2
+  double radius = 1.0;       // compact_power: (R² − |x − centre|²)_+^exponent
+  double exponent = 0.5;
+  double width = 1.0;  // sech2: Π_a sech²((x_a − centre_a)/width)
+};
+
+// [grid]: the McKean–Vlasov grid solver run side by side with the particles by `cpm run`.
+struct GridConfig {
+  Eigen::VectorXi cells;         // cells per axis
+  Eigen::VectorXd lower, upper;  // grid box; D's bounding box when empty (required for whole_space)
+  double cfl = 0.5;              // fraction of the stability bound per step, in (0, 1]
+  double step = 0.0;             // fixed step, checked against the bound; 0: from the bound
+  GridInitialConfig initial;
+  int directions = 16;         // sliced Wasserstein directions
+  double mmd_bandwidth = 0.0;  // Gaussian MMD σ; 0: a twentieth of the smallest box side
+};
+
+struct RunConfig {
+  std::string source;  // file name, or "embedded default"
+  Eigen::Index n = 100;
+  std::uint64_t seed = 1;
+  Domain domain = Domain::whole_space(1);
+  PotentialConfig potential;
+  InteractionConfig interaction;
+  InitialLaw initial;
+  DynamicsConfig dynamics;
+  OutputConfig output;
+  std::optional<GridConfig> grid;  // present when the config has a [grid] section
+};
+
+RunConfig parse_run_config(const std::string& toml_text, const std::string& source);
+
+// For studies over many particle numbers (`cpm converge`, `cpm ldp`): the model sections of a run
+// configuration without particles.n, plus the study's own section, read by `read_study` from the
+// root table before unknown keys are rejected.
+RunConfig parse_study_config(const std::string& toml_text, const std::string& source,
+                             const std::function<void(TomlReader& root)>& read_study);
+RunConfig load_run_config(const std::string& path);
+
+}  // namespace cpm

@@ -1,0 +1,68 @@
+#pragma once
+// Strict reading of one TOML table: every read names its key, wrong types and impossible values
+// throw InputError naming the full key, and finish() rejects keys nobody asked for.
+#include <toml++/toml.h>
+#include <Eigen/Dense>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "io/input_error.hpp"
+
+namespace cpm {
+
+class TomlReader {
+ public:
+  // Parses TOML text; `source` names the file in error messages.
+  static TomlReader parse(const std::string& text, const std::string& source);
+  static TomlReader parse_file(const std::string& path);
+
+  bool has(const std::string& key) const;
+  double number(const std::string& key, std::optional<double> fallback = {});
+  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback = {});
+  bool boolean(const std::string& key, std::optional<bool> fallback = {});
+  std::string string(const std::string& key, std::optional<std::string> fallback = {});
+  // A string that must be one of `choices`.
+  std::string choice(const std::string& key, const std::vector<std::string>& choices,
+                     std::optional<std::string> fallback = {});
+  std::vector<double> numbers(const std::string& key,
+                              std::optional<std::vector<double>> fallback = {});
+  std::vector<std::string> strings(const std::string& key,
+                                   std::optional<std::vector<std::string>> fallback = {});
+  Eigen::VectorXd vector(const std::string& key, std::optional<Eigen::VectorXd> fallback = {});
+
+  // A sub-table; an absent key gives an empty table (every read then falls back).
+  TomlReader table(const std::string& key);
+
+  // Throws for the first key in this table that was never read.
+  void finish() const;
+  [[noreturn]] void fail(const std::string& key, const std::string& reason) const;
+
+  const std::string& source() const { return *source_; }
+
+ private:
+  TomlReader(std::shared_ptr<toml::table> root, const toml::table* table, std::string prefix,
+             std::shared_ptr<const std::string> source);
+  const toml::node* lookup(const std::string& key);
+  std::string full(const std::string& key) const {
+    return prefix_.empty() ? key : prefix_ + "." + key;
+  }
+
+  std::shared_ptr<toml::table> root_;  // keeps the parsed document alive
+  const toml::table* table_;           // null for an absent table
+  std::string prefix_;
+  std::shared_ptr<const std::string> source_;
+  std::set<std::string> read_;
+};
+
+// The whole content of a file; InputError naming the file when it cannot be read.
+std::string read_text_file(const std::string& path);
+
+// Helpers for value checks with uniform messages.
+void require(TomlReader& r, bool condition, const std::string& key, const std::string& reason);
+
+}  // namespace cpm

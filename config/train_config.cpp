@@ -1,0 +1,204 @@
+#include "config/train_config.hpp"
+
+#include <stdexcept>
+
+#include "config/toml_reader.hpp"
+
+namespace cpm {
+
+std::string AttentionVariant::name() const {
+  if (attention == AttentionKind::softmax) return "softmax";
+  return std::string(learned_particles ? "kernel-" : "vanilla-") + feature_map_name(map);
+}
+
+AttentionVariant parse_attention_variant(const std::string& name) {
+  if (name == "softmax") return {AttentionKind::softmax, FeatureMapKind::favor, false};
+  for (const std::string prefix : {"vanilla-", "kernel-"}) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string map = name.substr(prefix.size());
+    for (FeatureMapKind kind :
+         {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat})
+      if (feature_map_name(kind) == map) return {AttentionKind::linear, kind, prefix == "kernel-"};
+  }
+  throw std::invalid_argument(
+      "unknown attention '" + name +
+      "' (softmax, vanilla-<map> or kernel-<map> with <map> = favor, porf-softplus, softmaxfeat)");
+}
+
+namespace {
+
+int positive(TomlReader& r, const std::string& key, int fallback) {
+  const auto v = r.integer(key, fallback);
+  require(r, v >= 1, key, "must be at least 1");
+  return static_cast<int>(v);
+}
+
+void read_data(TomlReader r, DataConfig& d) {
+  d.dataset = r.choice("dataset", {"sst2", "rotten_tomatoes", "qqp", "fashion_mnist"}, d.dataset);
+  d.directory = r.string("directory", "");
+  d.train_path = r.string("train_path", "");
+  d.eval_path = r.string("eval_path", "");
+  d.max_length = positive(r, "max_length", d.max_length);
+  d.min_count = positive(r, "min_count", d.min_count);
+  d.max_vocabulary = static_cast<int>(r.integer("max_vocabulary", 0));
+  require(r, d.max_vocabulary == 0 || d.max_vocabulary >= 4, "max_vocabulary",
+          "must be 0 (no limit) or ≥ 4");
+  const auto train_limit = r.integer("train_limit", 0), eval_limit = r.integer("eval_limit", 0);
+  require(r, train_limit >= 0, "train_limit", "must be ≥ 0");
+  require(r, eval_limit >= 0, "eval_limit", "must be ≥ 0");
+  d.train_limit = static_cast<std::size_t>(train_limit);
+  d.eval_limit = static_cast<std::size_t>(eval_limit);
+  d.split_seed = static_cast<std::uint64_t>(r.integer("split_seed", 1));
+  d.pixel_levels = positive(r, "pixel_levels", d.pixel_levels);
+  require(r, d.pixel_levels <= 256, "pixel_levels", "must be at most 256");
+  if (d.dataset == "qqp") {
+    require(r, !d.train_path.empty(), "train_path", "qqp needs the GLUE train.tsv path");
+    require(r, !d.eval_path.empty(), "eval_path", "qqp needs the GLUE dev.tsv path");
+  }
+  r.finish();
+}
+
+void read_model(TomlReader r, ModelConfig& m) {
+  m.d_model = positive(r, "d_model", m.d_model);
+  m.heads = positive(r, "heads", m.heads);
+  require(r, m.d_model % m.heads == 0, "heads",
+          "d_model = " + std::to_string(m.d_model) +
+              " is not divisible by heads = " + std::to_string(m.heads));
+  m.layers = positive(r, "layers", m.layers);
+  m.d_ff = positive(r, "d_ff", m.d_ff);
+  m.features = positive(r, "features", m.features);
+  m.dropout = r.number("dropout", m.dropout);
+  require(r, m.dropout >= 0.0 && m.dropout < 1.0, "dropout", "must lie in [0, 1)");
+  const std::string attention = r.string("attention", "kernel-favor");
+  try {
+    m.variant = parse_attention_variant(attention);
+  } catch (const std::invalid_argument& e) {
+    r.fail("attention", e.what());
+  }
+  m.qk_tied = r.boolean("qk_tied", false);
+  m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
+  require(r, m.feature_epsilon >= 0.0, "feature_epsilon", "must be ≥ 0");
+  m.particle_init = r.choice("particle_init", {"orthogonal", "gaussian"}, m.particle_init);
+  r.finish();
+}
+
+void read_training(TomlReader r, TrainingConfig& t) {
+  t.epochs = static_cast<int>(r.integer("epochs", t.epochs));
+  require(r, t.epochs >= 0, "epochs", "must be ≥ 0");
+  t.batch_size = positive(r, "batch_size", t.batch_size);
+  t.learning_rate = r.number("learning_rate", t.learning_rate);
+  require(r, t.learning_rate > 0.0, "learning_rate", "must be positive");
+  t.warmup_steps = static_cast<int>(r.integer("warmup_steps", t.warmup_steps));
+  require(r, t.warmup_steps >= 0, "warmup_steps", "must be ≥ 0");
+  t.min_learning_rate_ratio = r.number("min_learning_rate_ratio", t.min_learning_rate_ratio);
+  require(r, t.min_learning_rate_ratio >= 0.0 && t.min_learning_rate_ratio <= 1.0,
+          "min_learning_rate_ratio", "must lie in [0, 1]");
+  t.weight_decay = r.number("weight_decay", t.weight_decay);
+  require(r, t.weight_decay >= 0.0, "weight_decay", "must be ≥ 0");
+  t.clip_norm = r.number("clip_norm", t.clip_norm);
+  t.seed = static_cast<std::uint64_t>(r.integer("seed", 1));
+  r.finish();
+}
+
+void read_phase_a(TomlReader r, PhaseAConfig& p) {
+  p.warmup_epochs = static_cast<int>(r.integer("warmup_epochs", 0));
+  require(r, p.warmup_epochs >= 0, "warmup_epochs", "must be ≥ 0");
+  p.steps = static_cast<int>(r.integer("steps", p.steps));
+  require(r, p.steps >= 0, "steps", "must be ≥ 0");
+  p.step = r.number("step", p.step);
+  require(r, p.step > 0.0, "step", "must be positive");
+  p.beta = r.number("beta", p.beta);
+  require(r, p.beta > 0.0, "beta", "must be positive (or \"inf\")");
+  p.gamma = r.number("gamma", p.gamma);
+  require(r, p.gamma > 0.0, "gamma", "must be positive");
+  p.relative_gamma = r.boolean("relative_gamma", p.relative_gamma);
+  p.lambda = r.number("lambda", p.lambda);
+  require(r, p.lambda >= 0.0, "lambda", "must be ≥ 0");
+  const double s = r.number("riesz_s", 1.0), eps = r.number("mollifier", 0.0);
+  require(r, s > 0.0 || s == 0.0, "riesz_s", "must be ≥ 0");
+  require(r, eps >= 0.0, "mollifier", "must be ≥ 0");
+  p.kernel = eps > 0.0 ? InteractionKernel::mollified(s, eps) : InteractionKernel::riesz(s);
+  if (r.has("radius")) {
+    p.radius = r.number("radius");
+    require(r, *p.radius >= 0.0, "radius", "must be ≥ 0 (0: the whole space)");
+  }
+  const auto sequences = r.integer("sequences", static_cast<std::int64_t>(p.sequences));
+  require(r, sequences >= 2, "sequences", "must be at least 2");
+  p.sequences = static_cast<std::size_t>(sequences);
+  p.centred = r.boolean("centred", p.centred);
+  r.finish();
+}
+
+void read_experiment(TomlReader r, ExperimentConfig& e) {
+  e.variants = r.strings("variants", std::vector<std::string>{});
+  for (const auto& v : e.variants) {
+    try {
+      parse_attention_variant(v);
+    } catch (const std::invalid_argument& err) {
+      r.fail("variants", err.what());
+    }
+  }
+  const auto seeds = r.numbers("seeds", std::vector<double>{1, 2, 3});
+  e.seeds.clear();
+  for (double s : seeds) {
+    require(r, s >= 0 && s == static_cast<double>(static_cast<std::uint64_t>(s)), "seeds",
+            "must be non-negative integers");
+    e.seeds.push_back(static_cast<std::uint64_t>(s));
+  }
+  require(r, !e.seeds.empty(), "seeds", "needs at least one seed");
+  e.datasets = r.strings("datasets", std::vector<std::string>{});
+  for (const auto& d : e.datasets)
+    require(r, d == "sst2" || d == "rotten_tomatoes" || d == "qqp" || d == "fashion_mnist",
+            "datasets", "unknown data set '" + d + "'");
+  r.finish();
+}
+
+}  // namespace
+
+TrainConfig parse_train_config(const std::string& toml_text, const std::string& source) {
+  TomlReader root = TomlReader::parse(toml_text, source);
+  TrainConfig c;
+  c.source = source;
+  read_data(root.table("data"), c.data);
+  read_model(root.table("model"), c.model);
+  read_training(root.table("training"), c.training);
+  read_phase_a(root.table("phase_a"), c.phase_a);
+  {
+    TomlReader e = root.table("evaluation");
+    c.evaluation.robustness = e.boolean("robustness", true);
+    c.evaluation.perturbation_seed = static_cast<std::uint64_t>(e.integer("perturbation_seed", 1));
+    e.finish();
+  }
+  read_experiment(root.table("experiment"), c.experiment);
+  {
+    TomlReader o = root.table("output");
+    c.output_directory = o.string("directory", c.output_directory);
+    o.finish();
+  }
+  root.finish();
+  return c;
+}
+
+TrainConfig load_train_config(const std::string& path) {
+  return parse_train_config(read_text_file(path), path);
+}
+
+ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, int max_length) {
+  const ModelConfig& m = config.model;
+  ModelShape s;
+  s.vocabulary = vocabulary;
+  s.max_length = max_length;
+  s.d_model = m.d_model;
+  s.heads = m.heads;
+  s.layers = m.layers;
+  s.d_ff = m.d_ff;
+  s.classes = classes;
+  s.features = m.features;
+  s.attention = m.variant.attention;
+  s.feature_map = {m.variant.map, m.feature_epsilon};
+  s.qk_tied = m.qk_tied;
+  s.dropout = m.dropout;
+  return s;
+}
+
+}  // namespace cpm

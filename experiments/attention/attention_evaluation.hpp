@@ -1,0 +1,42 @@
+#pragma once
+// Evaluation of a trained classifier: class probabilities over a sequence set, the metrics of
+// docs/model.md §2 (accuracy, MCC, ECE with 15 bins, log loss, Brier) and the robustness conditions
+// (word dropout 10 % and 20 %, adjacent swaps).
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "experiments/attention/attention_data.hpp"
+#include "learning/classification_metrics.hpp"
+#include "transformer/transformer_classifier.hpp"
+
+namespace cpm {
+
+struct AttentionMetrics {
+  ClassificationMetrics metrics;  // accuracy, log loss, Brier, ECE
+  double mcc = 0.0;
+};
+
+// Matthews correlation; for C > 2 classes Gorodkin's R_K, which reduces to MCC for two:
+//   (c·s − Σ_k p_k t_k) / √((s² − Σ p_k²)(s² − Σ t_k²)),  0 when a factor vanishes.
+double matthews_correlation(const Eigen::VectorXi& labels, const Eigen::VectorXi& predictions,
+                            int classes);
+
+AttentionMetrics attention_metrics(const Eigen::MatrixXd& probabilities,
+                                   const Eigen::VectorXi& labels);
+
+// (n, C) probabilities of the model (inference mode) for every sequence, batch by batch.
+Eigen::MatrixXd predict_probabilities(TransformerClassifier<float>& model, const SequenceSet& data,
+                                      int batch_size);
+
+struct EvaluationCondition {
+  std::string name;  // clean | word_dropout_10 | word_dropout_20 | adjacent_swaps
+  AttentionMetrics result;
+};
+
+// The clean metrics and, if `robustness`, the three perturbed conditions.
+std::vector<EvaluationCondition> evaluate_conditions(TransformerClassifier<float>& model,
+                                                     const SequenceSet& data, int batch_size,
+                                                     bool robustness, std::uint64_t seed);
+
+}  // namespace cpm

@@ -1,0 +1,43 @@
+#pragma once
+// `cpm train`: the attention protocol of docs/model.md §2 on one task — optional warm-up epochs, Phase A
+// (kernel-<map> variants only), Phase B (cross-entropy training with the particles frozen), then
+// evaluation with the robustness conditions. An experiment configuration repeats it for every
+// variant, seed and data set and writes one comparison table (mean ± std) and a bar chart.
+#include <string>
+#include <vector>
+
+#include "experiments/attention/attention_data.hpp"
+#include "experiments/attention/attention_evaluation.hpp"
+#include "experiments/attention/attention_phase_a.hpp"
+#include "config/train_config.hpp"
+
+namespace cpm {
+
+struct TrainOptions {
+  bool overwrite = false;
+  bool progress = true;
+};
+
+struct TrainResult {
+  std::vector<EvaluationCondition> evaluation;
+  std::vector<HeadAlignment> phase_a;
+  double final_loss = 0.0;
+  double tokens_per_second = 0.0;
+  double seconds = 0.0;
+};
+
+// Trains on `task` and writes into `directory`: training_log.csv, phase_a.csv (kernel variants),
+// metrics.csv and model.h5.
+TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
+                                  const std::string& directory, bool progress);
+
+// The whole `cpm train CONFIG` command: a single run, or the experiment of the configuration.
+void run_train_command(const TrainConfig& config, const TrainOptions& options);
+
+// `cpm eval CONFIG [--checkpoint FILE]`: the metrics of a saved model on the configured data.
+void run_eval_command(const TrainConfig& config, const std::string& checkpoint);
+
+// `cpm predict CHECKPOINT`: one line per text, "label<TAB>p_0 … p_{C−1}".
+void run_predict_command(const std::string& checkpoint, const std::vector<std::string>& texts);
+
+}  // namespace cpm

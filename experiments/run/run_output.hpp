@@ -1,0 +1,47 @@
+#pragma once
+// The output files of `cpm run`, written at every output time: run.h5 (H5MD: positions,
+// observables, grid fields, the restart checkpoint) and the ParaView series run.pvd
+// (particles as .vtp with id, force and local density; the grid as .vti with ρ, W∗ρ, mask).
+#include <Eigen/Dense>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/grid.hpp"
+#include "io/cell_grid.hpp"
+#include "io/h5md_writer.hpp"
+#include "io/parameter_set.hpp"
+#include "config/run_config.hpp"
+#include "solvers/particle_integrator.hpp"
+#include "viz/vtk_writer.hpp"
+
+namespace cpm {
+
+// Every model and run parameter of the configuration, under its TOML key.
+ParameterSet run_parameters(const RunConfig& config);
+CellGrid cell_grid_of(const Grid& grid);
+
+class RunOutput {
+ public:
+  // Files go to config.output.directory (already prepared); `grid` may be null.
+  RunOutput(const RunConfig& config, const Grid* grid, bool overwrite);
+
+  // One output time: positions and the drift F (the force is −F) of the particles, the run's
+  // observables, with a grid the density ρ and the potential W∗ρ as cell values, and the solvers'
+  // state; the frame becomes the checkpoint a restart continues from.
+  void write_frame(std::int64_t step, double time, const Eigen::MatrixXd& positions,
+                   const Eigen::MatrixXd& drift, const std::vector<std::string>& names,
+                   const std::vector<double>& values, const std::vector<double>* density,
+                   const std::vector<double>* potential, const IntegratorState& solver_state);
+
+ private:
+  const Grid* grid_;
+  std::uint64_t seed_;
+  H5mdWriter h5_;
+  VtkSeriesWriter vtk_;
+  Eigen::MatrixXd force_;
+  Eigen::VectorXd local_density_;
+};
+
+}  // namespace cpm

@@ -1,0 +1,69 @@
+#pragma once
+// `cpm run` with a [grid] section: the N-particle system and the McKean–Vlasov grid solver evolve
+// from the same initial law (particles drawn from ρ_0) on one clock, and at every output time the
+// runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in 1D,
+// sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
+// energy terms and the grid's free energy.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/grid.hpp"
+#include "core/particles.hpp"
+#include "experiments/run/particle_run.hpp"
+#include "io/h5md_reader.hpp"
+#include "config/run_config.hpp"
+#include "solvers/force_field.hpp"
+#include "solvers/mckean_vlasov.hpp"
+#include "solvers/particle_integrator.hpp"
+
+namespace cpm {
+
+class SideBySideRun {
+ public:
+  // Builds both systems at t = 0. Throws InputError (one line, exit code 2) for a fixed grid
+  // step above the stability bound of ρ_0, for an initial law whose mass the grid's cells inside
+  // D do not hold (to 1e-3), and for a bad initial density file.
+  explicit SideBySideRun(const RunConfig& config);
+
+  // Continues from a checkpoint of the same configuration (experiments/run/run_restart.hpp): the
+  // particles' positions, the grid density, and both solvers' clocks and counters.
+  void restore(const Checkpoint& checkpoint);
+  // Both solvers' state for a checkpoint: the particle integrator's entries and "grid.time",
+  // "grid.steps".
+  IntegratorState save_state() const;
+
+  // Advances the particles and the grid solver to time t ≥ time().
+  void advance_to(double t);
+  double time() const { return solver_->time(); }
+
+  // The names of the values measure() returns, in order; "w1" and "w2" only when d = 1.
+  std::vector<std::string> columns() const;
+  // Everything recorded at the current time (one row of the run's table).
+  std::vector<double> measure();
+
+  // The state, for output and checkpoints: particle positions, the grid density and W∗ρ
+  // (grid_solver().density(), .interaction_potential()), and the clock.
+  Particles& particles() { return particles_; }
+  McKeanVlasovSolver& grid_solver() { return *solver_; }
+  ParticleIntegrator& particle_integrator() { return *integrator_; }
+  ForceField& forces() { return *forces_; }
+  const Grid& grid() const { return solver_->grid(); }
+  double mmd_bandwidth() const { return bandwidth_; }
+
+ private:
+  RunConfig config_;
+  std::unique_ptr<ForceField> forces_;
+  std::unique_ptr<ParticleIntegrator> integrator_;
+  std::unique_ptr<McKeanVlasovSolver> solver_;
+  Particles particles_;
+  Eigen::MatrixXd directions_;
+  double bandwidth_ = 0.0;
+};
+
+// Runs the study into config.output.directory (or continues it from options.restart):
+// side_by_side.csv (one row per output time, the columns of SideBySideRun), run.h5 (H5MD),
+// run.pvd (ParaView), PNG plots of the distances and the energies, and run_info.txt.
+void run_side_by_side(const RunConfig& config, const RunOptions& options);
+
+}  // namespace cpm

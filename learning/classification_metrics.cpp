@@ -1,0 +1,44 @@
+#include "learning/classification_metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace cpm {
+
+ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eigen::VectorXi& y,
+                                             int bins) {
+  const Eigen::Index n = p.rows(), classes = p.cols();
+  if (y.size() != n || n == 0)
+    throw std::invalid_argument("metrics: labels do not match predictions");
+  ClassificationMetrics m;
+  std::vector<double> bin_count(bins, 0.0), bin_correct(bins, 0.0), bin_confidence(bins, 0.0);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    Eigen::Index predicted = 0;
+    const double confidence = p.row(i).maxCoeff(&predicted);
+    const bool correct = predicted == y[i];
+    m.accuracy += correct;
+    m.log_loss -= std::log(std::max(p(i, y[i]), 1e-15));
+    if (classes == 2) {
+      m.brier += std::pow(p(i, 1) - (y[i] == 1 ? 1.0 : 0.0), 2);
+    } else {
+      for (Eigen::Index c = 0; c < classes; ++c)
+        m.brier += std::pow(p(i, c) - (y[i] == c ? 1.0 : 0.0), 2);
+    }
+    const int b = std::min(static_cast<int>(confidence * bins), bins - 1);
+    bin_count[b] += 1.0;
+    bin_correct[b] += correct;
+    bin_confidence[b] += confidence;
+  }
+  for (int b = 0; b < bins; ++b)
+    if (bin_count[b] > 0) m.ece += std::abs(bin_correct[b] - bin_confidence[b]);
+  const double dn = static_cast<double>(n);
+  m.accuracy /= dn;
+  m.log_loss /= dn;
+  m.brier /= dn;
+  m.ece /= dn;
+  return m;
+}
+
+}  // namespace cpm
