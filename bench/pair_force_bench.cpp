@@ -160,7 +160,7 @@ std::vector<Sizes> parse_sizes(const std::string& spec) {
 // n for `sample` rows.
 void mesh_benchmark(long n, int sample, const std::vector<int>& near) {
   const Eigen::MatrixXd x = uniform_points(n, 2);
-  const InteractionKernel kernel = InteractionKernel::riesz(0.0);
+  const InteractionKernel kernel = InteractionKernel::log();
   const Eigen::VectorXi cells = cpm::default_mesh_cells(n, 2);
   const long stride = n / sample;
   Eigen::MatrixXd exact(sample, 2);
@@ -273,9 +273,9 @@ int main(int argc, char** argv) {
   // 1 add + 1 fma + 3 add/sub (the 1/16 rounding) + 6 fma + 1 mul + 1 add + 1 scalef = 47
   // (a fused multiply-add counts 2).
   const std::vector<Case> cases = {
-      {"log", InteractionKernel::riesz(0.0), 9.0},
-      {"riesz s=0.5", InteractionKernel::riesz(0.5), 2 * 15.0 + 1 + 3},
-      {"riesz s=1.3", InteractionKernel::riesz(1.3), 47.0},
+      {"log", InteractionKernel::log(), 9.0},
+      {"riesz s=0.5", InteractionKernel::power(0.5), 2 * 15.0 + 1 + 3},
+      {"riesz s=1.3", InteractionKernel::power(1.3), 47.0},
   };
   std::vector<Sizes> sizes =
       quick ? std::vector<Sizes>{{2, {2000, 10000}}}

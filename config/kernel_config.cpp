@@ -117,9 +117,9 @@ KernelRepulsionConfig read_repulsion(TomlReader t) {
     const double s = t.number("s", 1.0);
     require(t, s > 0.0, "s",
             "must be positive for the riesz kernel (use kernel = \"log\" for s = 0)");
-    c.kernel = InteractionKernel::riesz(s);
+    c.kernel = InteractionKernel::power(s);
   } else if (kernel == "log") {
-    c.kernel = InteractionKernel::riesz(0.0);
+    c.kernel = InteractionKernel::log();
   } else {
     const double s = t.number("s", 1.0);
     require(t, s >= 0.0, "s", "must be >= 0");

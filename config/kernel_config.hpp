@@ -41,7 +41,7 @@ struct KernelAlignmentConfig {
 };
 
 struct KernelRepulsionConfig {
-  InteractionKernel kernel = InteractionKernel::riesz(1.0);
+  InteractionKernel kernel = InteractionKernel::power(1.0);
   double lambda = 1.0;
   std::string method = "direct";
 };

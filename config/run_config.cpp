@@ -51,12 +51,12 @@ InteractionConfig read_interaction(TomlReader t, int dim) {
     require(t, s > 0.0 && s < dim, "s",
             "must satisfy 0 < s < d = " + std::to_string(dim) +
                 " for the riesz kernel (use kernel = \"log\" for s = 0)");
-    c.kernel = K::riesz(s);
+    c.kernel = K::power(s);
   } else if (kernel == "log") {
-    c.kernel = K::riesz(0.0);
+    c.kernel = K::log();
   } else if (kernel == "linear") {
     require(t, dim == 1, "kernel", "the linear kernel -|z| is defined for d = 1 only");
-    c.kernel = K::riesz(-1.0);
+    c.kernel = K::linear();
   } else if (kernel == "mollified") {
     const double s = t.number("s");
     require(t, s >= 0.0 && s < dim, "s", "must satisfy 0 <= s < d = " + std::to_string(dim));

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "config/toml_reader.hpp"
 #include "core/domain.hpp"
 #include "core/initial_law.hpp"
-#include "config/toml_reader.hpp"
 #include "physics/riesz_kernel.hpp"
 
 namespace cpm {
@@ -21,7 +21,7 @@ struct PotentialConfig {
 };
 
 struct InteractionConfig {
-  InteractionKernel kernel = InteractionKernel::riesz(0.5);
+  InteractionKernel kernel = InteractionKernel::power(0.5);
   double lambda = 1.0;
   std::string method = "direct";  // reference | direct | mesh
   // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);

@@ -117,7 +117,9 @@ void read_phase_a(TomlReader r, PhaseAConfig& p) {
   const double s = r.number("riesz_s", 1.0), eps = r.number("mollifier", 0.0);
   require(r, s > 0.0 || s == 0.0, "riesz_s", "must be ≥ 0");
   require(r, eps >= 0.0, "mollifier", "must be ≥ 0");
-  p.kernel = eps > 0.0 ? InteractionKernel::mollified(s, eps) : InteractionKernel::riesz(s);
+  p.kernel = eps > 0.0  ? InteractionKernel::mollified(s, eps)
+             : s == 0.0 ? InteractionKernel::log()
+                        : InteractionKernel::power(s);
   if (r.has("radius")) {
     p.radius = r.number("radius");
     require(r, *p.radius >= 0.0, "radius", "must be ≥ 0 (0: the whole space)");

@@ -65,7 +65,7 @@ struct PhaseAConfig {
   double gamma = 0.1;          // V_align = −γ_eff ‖m(ω)‖²
   bool relative_gamma = true;  // γ_eff = γ / (RMS initial alignment force); false: γ_eff = γ
   double lambda = 0.01;        // Riesz strength
-  InteractionKernel kernel = InteractionKernel::riesz(1.0);
+  InteractionKernel kernel = InteractionKernel::power(1.0);
   // D is the ball of this radius; absent: 2√d_head (twice the norm of a standard Gaussian
   // feature, so the alignment cannot drive particles away); 0: the whole space.
   std::optional<double> radius;

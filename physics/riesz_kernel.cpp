@@ -7,13 +7,14 @@ namespace cpm {
 std::string InteractionKernel::describe() const {
   std::ostringstream o;
   switch (kind) {
-    case Kind::riesz:
-      if (s > 0.0)
-        o << "riesz |z|^-" << s;
-      else if (s == 0.0)
-        o << "log -log|z|";
-      else
-        o << "linear -|z|";
+    case Kind::power:
+      o << "riesz |z|^-" << s;
+      break;
+    case Kind::log:
+      o << "log -log|z|";
+      break;
+    case Kind::linear:
+      o << "linear -|z|";
       break;
     case Kind::mollified:
       o << "mollified riesz s=" << s << " eps=" << epsilon;

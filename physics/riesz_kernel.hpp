@@ -54,15 +54,25 @@ struct AbsolutePair {
   double gradient_factor(double r2) const { return kappa / std::sqrt(r2); }
 };
 
-// A run-time description of W; `visit` hands the matching evaluator to generic code.
+// A run-time description of W; `visit` hands the matching evaluator to generic code. The kind
+// says which W it is; `s` is read by `power` and `mollified` only, `epsilon` by `mollified`,
+// `kappa` by `quadratic` and `absolute`.
 struct InteractionKernel {
-  enum class Kind { riesz, mollified, quadratic, absolute, none };
-  Kind kind = Kind::riesz;
-  double s = 1.0;        // Riesz exponent: s > 0 power, s = 0 log, s = −1 linear (1D)
+  enum class Kind { power, log, linear, mollified, quadratic, absolute, none };
+  // The number of kinds (`none` stays last); the tests visit every one.
+  static constexpr int kind_count = static_cast<int>(Kind::none) + 1;
+
+  Kind kind = Kind::power;
+  double s = 1.0;        // exponent: |z|^{-s} (power), (|z|² + ε²)^{-s/2} (mollified)
   double epsilon = 0.0;  // mollification length (mollified only)
   double kappa = 1.0;    // strength (quadratic, absolute)
 
-  static InteractionKernel riesz(double s) { return {Kind::riesz, s, 0.0, 1.0}; }
+  // |z|^{-s}, s > 0.
+  static InteractionKernel power(double s) { return {Kind::power, s, 0.0, 1.0}; }
+  // −log|z|.
+  static InteractionKernel log() { return {Kind::log, 0.0, 0.0, 1.0}; }
+  // −|z| (d = 1).
+  static InteractionKernel linear() { return {Kind::linear, 0.0, 0.0, 1.0}; }
   static InteractionKernel mollified(double s, double eps) {
     return {Kind::mollified, s, eps, 1.0};
   }
@@ -71,7 +81,7 @@ struct InteractionKernel {
   static InteractionKernel none() { return {Kind::none, 0.0, 0.0, 0.0}; }
 
   // True when W is unbounded at z = 0 (particles must stay apart).
-  bool singular() const { return kind == Kind::riesz && s >= 0.0; }
+  bool singular() const { return kind == Kind::power || kind == Kind::log; }
   std::string describe() const;
 };
 
@@ -80,11 +90,15 @@ template <class F>
 decltype(auto) visit(const InteractionKernel& k, F&& f) {
   using K = InteractionKernel::Kind;
   switch (k.kind) {
-    case K::riesz:
-      if (k.s > 0.0) return f(RieszPower{k.s});
-      if (k.s == 0.0) return f(RieszLog{});
-      if (k.s == -1.0) return f(RieszLinear{});
-      throw std::invalid_argument("Riesz exponent s must be > 0, 0 (log) or −1 (linear)");
+    case K::power:
+      if (!(k.s > 0.0))
+        throw std::invalid_argument(
+            "the power kernel |z|^-s needs s > 0 (use the log kernel for s = 0, linear for −1)");
+      return f(RieszPower{k.s});
+    case K::log:
+      return f(RieszLog{});
+    case K::linear:
+      return f(RieszLinear{});
     case K::mollified:
       return f(RieszMollified{k.s, k.epsilon * k.epsilon});
     case K::quadratic:

@@ -140,15 +140,13 @@ double one_dimensional_cell_integral(const InteractionKernel& kernel, double h, 
 
 double radial_moment(const InteractionKernel& kernel, int d, double rho) {
   switch (kernel.kind) {
-    case Kind::riesz:
-      if (kernel.s > 0.0) {
-        if (kernel.s >= d)
-          throw std::invalid_argument("|z|^-s is not locally integrable for s >= d");
-        return std::pow(rho, d - kernel.s) / (d - kernel.s);
-      }
-      if (kernel.s == 0.0)
-        return rho > 0.0 ? std::pow(rho, d) * (1.0 / d - std::log(rho)) / d : 0.0;
-      return -std::pow(rho, d + 1) / (d + 1);  // −|z|
+    case Kind::power:
+      if (kernel.s >= d) throw std::invalid_argument("|z|^-s is not locally integrable for s >= d");
+      return std::pow(rho, d - kernel.s) / (d - kernel.s);
+    case Kind::log:
+      return rho > 0.0 ? std::pow(rho, d) * (1.0 / d - std::log(rho)) / d : 0.0;
+    case Kind::linear:
+      return -std::pow(rho, d + 1) / (d + 1);
     case Kind::mollified: {
       const RieszMollified w{kernel.s, kernel.epsilon * kernel.epsilon};
       return integrate_adaptive([&](double r) { return w.value_r2(r * r) * std::pow(r, d - 1); },

@@ -99,13 +99,17 @@ template <class F>
 decltype(auto) visit_simd(const InteractionKernel& k, F&& f) {
   using K = InteractionKernel::Kind;
   switch (k.kind) {
-    case K::riesz:
+    case K::power:
+      if (!(k.s > 0.0))
+        throw std::invalid_argument(
+            "the power kernel |z|^-s needs s > 0 (use the log kernel for s = 0, linear for −1)");
       if (k.s == 0.5) return f(SimdRieszQuarter{});
       if (k.s == 1.0) return f(SimdRieszInverse{});
-      if (k.s > 0.0) return f(SimdRieszPower{k.s});
-      if (k.s == 0.0) return f(SimdRieszLog{});
-      if (k.s == -1.0) return f(SimdRieszLinear{});
-      throw std::invalid_argument("Riesz exponent s must be > 0, 0 (log) or −1 (linear)");
+      return f(SimdRieszPower{k.s});
+    case K::log:
+      return f(SimdRieszLog{});
+    case K::linear:
+      return f(SimdRieszLinear{});
     case K::mollified: {
       const double eps2 = k.epsilon * k.epsilon;
       if (k.s == 0.0) return f(SimdMollified<SimdRieszLog>{{}, eps2});

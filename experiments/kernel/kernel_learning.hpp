@@ -24,7 +24,7 @@ namespace cpm {
 
 struct LearningSettings {
   AlignmentSettings alignment;  // γ, centring, mini-batch
-  InteractionKernel kernel = InteractionKernel::riesz(1.0);
+  InteractionKernel kernel = InteractionKernel::power(1.0);
   double lambda = 1.0;  // repulsion strength λ (0: none)
   std::string interaction_method = "direct";
   double step = 0.05;  // η

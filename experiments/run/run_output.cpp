@@ -10,6 +10,20 @@ namespace {
 std::vector<double> as_list(const Eigen::VectorXd& v) {
   return {v.data(), v.data() + v.size()};
 }
+
+// The exponent stored as interaction.s: the kernel's own s for the power and mollified kernels,
+// and the Riesz-family exponent of its two limits, 0 for log and −1 for linear, which run files
+// have always held there.
+double stored_exponent(const InteractionKernel& k) {
+  switch (k.kind) {
+    case InteractionKernel::Kind::log:
+      return 0.0;
+    case InteractionKernel::Kind::linear:
+      return -1.0;
+    default:
+      return k.s;
+  }
+}
 }  // namespace
 
 ParameterSet run_parameters(const RunConfig& c) {
@@ -29,7 +43,7 @@ ParameterSet run_parameters(const RunConfig& c) {
   p.set("potential.strength", c.potential.strength);
   const InteractionKernel& k = c.interaction.kernel;
   p.set("interaction.kernel", k.describe());
-  p.set("interaction.s", k.s);
+  p.set("interaction.s", stored_exponent(k));
   p.set("interaction.epsilon", k.epsilon);
   p.set("interaction.kappa", k.kappa);
   p.set("interaction.lambda", c.interaction.lambda);

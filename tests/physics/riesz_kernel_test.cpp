@@ -54,13 +54,16 @@ TEST(RieszKernel, VisitDispatchesTheRightEvaluator) {
   auto value = [&](const InteractionKernel& k) {
     return visit(k, [&](auto w) { return kernel_value(w, z); });
   };
-  EXPECT_NEAR(value(InteractionKernel::riesz(0.5)), std::pow(0.5, -0.5), 1e-15);
-  EXPECT_NEAR(value(InteractionKernel::riesz(0.0)), -std::log(0.5), 1e-15);
+  EXPECT_NEAR(value(InteractionKernel::power(0.5)), std::pow(0.5, -0.5), 1e-15);
+  EXPECT_NEAR(value(InteractionKernel::log()), -std::log(0.5), 1e-15);
+  EXPECT_NEAR(value(InteractionKernel::linear()), -0.5, 1e-15);
   EXPECT_NEAR(value(InteractionKernel::mollified(1.0, 0.3)), 1.0 / std::sqrt(0.34), 1e-15);
   EXPECT_NEAR(value(InteractionKernel::quadratic(2.0)), 0.25, 1e-15);
   EXPECT_NEAR(value(InteractionKernel::absolute(2.0)), 1.0, 1e-15);
   EXPECT_EQ(value(InteractionKernel::none()), 0.0);
-  EXPECT_THROW(value(InteractionKernel::riesz(-0.5)), std::invalid_argument);
+  // The power kernel is |z|^{-s} for s > 0 only; s = 0 and s = −1 are the log and linear kinds.
+  EXPECT_THROW(value(InteractionKernel::power(0.0)), std::invalid_argument);
+  EXPECT_THROW(value(InteractionKernel::power(-0.5)), std::invalid_argument);
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ double adaptive_cell_integral_1d(const Kernel& k, double h, int m) {
 }
 
 TEST(CellIntegratedKernel, OneDimensionalWeightsEqualAdaptiveQuadratureOfW) {
-  const Kernel kernels[] = {Kernel::riesz(0.5),          Kernel::riesz(0.0),
-                            Kernel::riesz(-1.0),         Kernel::quadratic(1.5),
-                            Kernel::absolute(0.7),       Kernel::mollified(0.5, 0.1),
-                            Kernel::mollified(0.0, 0.02)};
+  const Kernel kernels[] = {
+      Kernel::power(0.5),          Kernel::log(),         Kernel::linear(),
+      Kernel::quadratic(1.5),      Kernel::absolute(0.7), Kernel::mollified(0.5, 0.1),
+      Kernel::mollified(0.0, 0.02)};
   const double h = 0.1;
   for (const Kernel& k : kernels)
     for (int m : {0, 1, 2, 7, 40, -3}) {
@@ -55,7 +55,8 @@ double self_similar_singular_cell(const Kernel& k, const Eigen::VectorXd& h) {
     regular += cell_integral(k, third, m);
   }
   const double scale = std::pow(3.0, -d);
-  if (k.s == 0.0) return (regular + scale * h.prod() * std::log(3.0)) / (1.0 - scale);
+  if (k.kind == Kernel::Kind::log)
+    return (regular + scale * h.prod() * std::log(3.0)) / (1.0 - scale);
   return regular / (1.0 - std::pow(3.0, k.s - d));
 }
 
@@ -65,14 +66,14 @@ TEST(CellIntegratedKernel, SingularCellOfRieszAndLogKernelsObeysSelfSimilarity) 
     Eigen::VectorXd h;
   };
   const Case cases[] = {
-      {Kernel::riesz(0.0), Eigen::Vector2d(0.1, 0.1)},
-      {Kernel::riesz(1.2), Eigen::Vector2d(0.1, 0.1)},
-      {Kernel::riesz(1.9), Eigen::Vector2d(0.2, 0.2)},
-      {Kernel::riesz(0.5), Eigen::Vector2d(0.1, 0.04)},
-      {Kernel::riesz(1.0), Eigen::Vector3d(0.1, 0.1, 0.1)},
-      {Kernel::riesz(1.5), Eigen::Vector3d(0.1, 0.1, 0.1)},
-      {Kernel::riesz(2.5), Eigen::Vector3d(0.1, 0.1, 0.1)},
-      {Kernel::riesz(0.0), Eigen::Vector3d(0.1, 0.05, 0.2)},
+      {Kernel::log(), Eigen::Vector2d(0.1, 0.1)},
+      {Kernel::power(1.2), Eigen::Vector2d(0.1, 0.1)},
+      {Kernel::power(1.9), Eigen::Vector2d(0.2, 0.2)},
+      {Kernel::power(0.5), Eigen::Vector2d(0.1, 0.04)},
+      {Kernel::power(1.0), Eigen::Vector3d(0.1, 0.1, 0.1)},
+      {Kernel::power(1.5), Eigen::Vector3d(0.1, 0.1, 0.1)},
+      {Kernel::power(2.5), Eigen::Vector3d(0.1, 0.1, 0.1)},
+      {Kernel::log(), Eigen::Vector3d(0.1, 0.05, 0.2)},
   };
   for (const Case& c : cases) {
     const Eigen::VectorXi zero = Eigen::VectorXi::Zero(c.h.size());
@@ -87,7 +88,7 @@ TEST(CellIntegratedKernel, CoulombSelfIntegralOfTheUnitCubeIsTheKnownConstant) {
   // ∫_{[−1/2,1/2]³} 1/|z| dz = 3 log((√3+1)/(√3−1)) − π/2 (a classical closed form).
   const double expected =
       3.0 * std::log((std::sqrt(3.0) + 1.0) / (std::sqrt(3.0) - 1.0)) - M_PI / 2.0;
-  EXPECT_NEAR(cell_integral(Kernel::riesz(1.0), Eigen::Vector3d::Ones(), Eigen::Vector3i::Zero()),
+  EXPECT_NEAR(cell_integral(Kernel::power(1.0), Eigen::Vector3d::Ones(), Eigen::Vector3i::Zero()),
               expected, 1e-12);
 }
 
@@ -122,7 +123,7 @@ double brute_force_regular_cell(const Kernel& k, const Eigen::VectorXd& h,
 }
 
 TEST(CellIntegratedKernel, RegularCellsEqualBruteForceQuadrature) {
-  const Kernel kernels[] = {Kernel::riesz(0.0), Kernel::riesz(1.2), Kernel::absolute(1.0),
+  const Kernel kernels[] = {Kernel::log(), Kernel::power(1.2), Kernel::absolute(1.0),
                             Kernel::mollified(1.0, 0.05)};
   for (const Kernel& k : kernels) {
     for (const Eigen::Vector2i& m :
@@ -145,12 +146,12 @@ TEST(CellIntegratedKernel, RegularCellsEqualBruteForceQuadrature) {
 
 TEST(CellIntegratedKernel, TableHoldsEveryOffsetAndIsEvenInEachCoordinate) {
   const Eigen::Vector2d h(0.1, 0.2);
-  const CellIntegratedKernel table(Kernel::riesz(0.7), h, Eigen::Vector2i(6, 4));
+  const CellIntegratedKernel table(Kernel::power(0.7), h, Eigen::Vector2i(6, 4));
   ASSERT_EQ(table.table().size(), 24u);
   for (int i = -5; i <= 5; ++i)
     for (int j = -3; j <= 3; ++j) {
       const int offset[2] = {i, j};
-      EXPECT_DOUBLE_EQ(table(offset), cell_integral(Kernel::riesz(0.7), h, Eigen::Vector2i(i, j)));
+      EXPECT_DOUBLE_EQ(table(offset), cell_integral(Kernel::power(0.7), h, Eigen::Vector2i(i, j)));
     }
 }
 

@@ -44,15 +44,15 @@ struct ConvolutionCase {
 
 std::vector<ConvolutionCase> small_cases() {
   return {
-      {Kernel::riesz(0.0), Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0),
+      {Kernel::log(), Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0),
        Eigen::VectorXi::Constant(1, 37)},
-      {Kernel::riesz(0.5), Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 1.0),
+      {Kernel::power(0.5), Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 1.0),
        Eigen::VectorXi::Constant(1, 16)},
-      {Kernel::riesz(1.2), Eigen::Vector2d(-1.0, -0.5), Eigen::Vector2d(1.0, 0.9),
+      {Kernel::power(1.2), Eigen::Vector2d(-1.0, -0.5), Eigen::Vector2d(1.0, 0.9),
        Eigen::Vector2i(9, 7)},
       {Kernel::quadratic(2.0), Eigen::Vector2d(-1.0, -1.0), Eigen::Vector2d(1.0, 1.0),
        Eigen::Vector2i(8, 8)},
-      {Kernel::riesz(1.0), Eigen::Vector3d(-1.0, -1.0, -1.0), Eigen::Vector3d(1.0, 0.6, 1.4),
+      {Kernel::power(1.0), Eigen::Vector3d(-1.0, -1.0, -1.0), Eigen::Vector3d(1.0, 0.6, 1.4),
        Eigen::Vector3i(4, 3, 5)},
   };
 }
@@ -119,13 +119,14 @@ double singular_cell_by_self_similarity(const Kernel& k, const Eigen::VectorXd& 
     if (!middle) regular += quadrature_over_cell(k, centre, h / 3.0);
   }
   const double scale = std::pow(3.0, -d);
-  if (k.s == 0.0) return (regular + scale * h.prod() * std::log(3.0)) / (1.0 - scale);
+  if (k.kind == Kernel::Kind::log)
+    return (regular + scale * h.prod() * std::log(3.0)) / (1.0 - scale);
   return regular / (1.0 - std::pow(3.0, k.s - d));
 }
 
 TEST(FftConvolution, EqualsADirectQuadratureOnSmallGrids) {
   for (const ConvolutionCase& c : small_cases()) {
-    if (c.kernel.kind != Kernel::Kind::riesz) continue;
+    if (c.kernel.kind != Kernel::Kind::power && c.kernel.kind != Kernel::Kind::log) continue;
     const Grid grid = box_grid(c.lower, c.upper, c.cells);
     FftConvolution fft(grid, c.kernel);
     const std::vector<double> rho = random_density(grid.size(), 11);
@@ -183,7 +184,7 @@ TEST(FftConvolution, SemicirclePotentialIsConstantMinusQuadraticOnItsSupport) {
       const double lo = grid.lower()[0] + i * grid.spacing(0);
       averages[i] = (mass_below(lo + grid.spacing(0)) - mass_below(lo)) / grid.spacing(0);
     }
-    errors.push_back(potential_error(grid, Kernel::riesz(0.0), averages, exact, inside));
+    errors.push_back(potential_error(grid, Kernel::log(), averages, exact, inside));
   }
   EXPECT_GT(testing::report_orders("semicircle log potential", cells, errors), 1.8);
   for (std::size_t i = 1; i < errors.size(); ++i) EXPECT_LT(errors[i], errors[i - 1]);
@@ -205,8 +206,7 @@ TEST(FftConvolution, GaussianLogPotentialIn2DConvergesAtSecondOrder) {
   for (int n : cells) {
     const Grid grid =
         box_grid(Eigen::Vector2d(-1.6, -1.6), Eigen::Vector2d(1.6, 1.6), Eigen::Vector2i(n, n));
-    errors.push_back(
-        potential_error(grid, Kernel::riesz(0.0), cell_averages(grid, rho), exact, inside));
+    errors.push_back(potential_error(grid, Kernel::log(), cell_averages(grid, rho), exact, inside));
   }
   EXPECT_GT(testing::report_orders("2D Gaussian log potential", cells, errors), 1.8);
   for (std::size_t i = 1; i < errors.size(); ++i) EXPECT_LT(errors[i], errors[i - 1]);
@@ -230,7 +230,7 @@ TEST(FftConvolution, GaussianCoulombPotentialIn3DConvergesAtSecondOrder) {
     const Grid grid = box_grid(Eigen::Vector3d::Constant(-1.6), Eigen::Vector3d::Constant(1.6),
                                Eigen::Vector3i::Constant(n));
     errors.push_back(
-        potential_error(grid, Kernel::riesz(1.0), cell_averages(grid, rho), exact, inside));
+        potential_error(grid, Kernel::power(1.0), cell_averages(grid, rho), exact, inside));
   }
   EXPECT_GT(testing::report_orders("3D Gaussian Coulomb potential", cells, errors), 1.7);
   for (std::size_t i = 1; i < errors.size(); ++i) EXPECT_LT(errors[i], errors[i - 1]);

@@ -45,12 +45,12 @@ void expect_drift_is_gradient_of_energy(const InteractionKernel& kernel, int d, 
 
 TEST(ForceField, PairForcesEqualFiniteDifferenceGradientOfTotalEnergy) {
   for (int d : {1, 2, 3, 8}) {
-    expect_drift_is_gradient_of_energy(InteractionKernel::riesz(0.5), d, 1.0);
-    expect_drift_is_gradient_of_energy(InteractionKernel::riesz(0.0), d, 0.7);
+    expect_drift_is_gradient_of_energy(InteractionKernel::power(0.5), d, 1.0);
+    expect_drift_is_gradient_of_energy(InteractionKernel::log(), d, 0.7);
     expect_drift_is_gradient_of_energy(InteractionKernel::mollified(1.0, 0.1), d, 1.3);
     expect_drift_is_gradient_of_energy(InteractionKernel::quadratic(0.5), d, 1.0);
   }
-  expect_drift_is_gradient_of_energy(InteractionKernel::riesz(-1.0), 1, 1.0);
+  expect_drift_is_gradient_of_energy(InteractionKernel::linear(), 1, 1.0);
 }
 
 TEST(ForceField, EnergyTermsUseMeanFieldScalingAndExcludeTheSelfTerm) {
@@ -58,7 +58,7 @@ TEST(ForceField, EnergyTermsUseMeanFieldScalingAndExcludeTheSelfTerm) {
   Eigen::MatrixXd x(2, 1);
   x << -1.0, 1.0;
   ForceField forces(std::make_shared<QuadraticPotential>(1.0),
-                    make_reference_pair_sum(InteractionKernel::riesz(1.0)), 3.0);
+                    make_reference_pair_sum(InteractionKernel::power(1.0)), 3.0);
   const EnergyTerms e = forces.energy(x);
   EXPECT_DOUBLE_EQ(e.interaction, 3.0 / 8.0 * 2.0 * 0.5);
   EXPECT_DOUBLE_EQ(e.external, 0.5);

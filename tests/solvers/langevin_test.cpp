@@ -125,7 +125,7 @@ TEST(GradientFlow, BitIdenticalForOneAndTwoThreadsAndEnergyDecreases) {
     law.centre = Eigen::VectorXd::Zero(1);
     Particles p = sample_particles(law, 80, 5, 0);
     ForceField forces(std::make_shared<QuadraticPotential>(1.0),
-                      make_reference_pair_sum(InteractionKernel::riesz(0.0)), 1.0);
+                      make_reference_pair_sum(InteractionKernel::log()), 1.0);
     GradientFlowIntegrator flow(forces, Domain::ball(Eigen::VectorXd::Zero(1), 3.0),
                                 GradientFlowParameters{});
     energies[threads - 1][0] = forces.energy(p.positions).total();

@@ -54,16 +54,16 @@ struct StructureCase {
 TEST(McKeanVlasov, EveryStepConservesMassKeepsDensityNonNegativeAndLowersFreeEnergy) {
   const double inf = std::numeric_limits<double>::infinity();
   const StructureCase cases[] = {
-      {"1D log gas, no noise, ball", ball_grid(1, 3.0, 200), Kernel::riesz(0.0), inf, 400},
+      {"1D log gas, no noise, ball", ball_grid(1, 3.0, 200), Kernel::log(), inf, 400},
       // Interactions more singular than |z|^{1−d}: their stiffness, not the CFL rate, sets the
       // step.
-      {"1D Riesz s=0.5, no noise, ball", ball_grid(1, 2.8, 400), Kernel::riesz(0.5), inf, 600},
-      {"2D Riesz s=1.5, no noise, ball", ball_grid(2, 2.0, 64), Kernel::riesz(1.5), inf, 150},
+      {"1D Riesz s=0.5, no noise, ball", ball_grid(1, 2.8, 400), Kernel::power(0.5), inf, 600},
+      {"2D Riesz s=1.5, no noise, ball", ball_grid(2, 2.0, 64), Kernel::power(1.5), inf, 150},
       {"1D |z| attraction with noise", box_grid(1, 6.0, 150), Kernel::absolute(1.0), 2.0, 400},
-      {"2D Riesz s=1 with noise, ball (masked cells)", ball_grid(2, 2.0, 48), Kernel::riesz(1.0),
+      {"2D Riesz s=1 with noise, ball (masked cells)", ball_grid(2, 2.0, 48), Kernel::power(1.0),
        20.0, 150},
-      {"2D log gas, no noise, ball", ball_grid(2, 2.0, 40), Kernel::riesz(0.0), inf, 150},
-      {"3D Coulomb with noise, ball", ball_grid(3, 2.0, 16), Kernel::riesz(1.0), 10.0, 40},
+      {"2D log gas, no noise, ball", ball_grid(2, 2.0, 40), Kernel::log(), inf, 150},
+      {"3D Coulomb with noise, ball", ball_grid(3, 2.0, 16), Kernel::power(1.0), 10.0, 40},
   };
   for (const StructureCase& c : cases) {
     const int d = c.grid.dim();
@@ -192,22 +192,23 @@ void expect_stationary_convergence(const std::string& name, const Kernel& kernel
 TEST(McKeanVlasov, LogGasRelaxesToTheSemicircle) {
   // docs/exact_solutions.md §1: W = −log|z|, V = x²/2, β = ∞ → (1/π)√(2 − x²) on |x| ≤ √2.
   expect_stationary_convergence(
-      "semicircle", Kernel::riesz(0.0), std::sqrt(2.0),
+      "semicircle", Kernel::log(), std::sqrt(2.0),
       [](double x) { return std::sqrt(std::max(0.0, 2.0 - x * x)) / M_PI; }, 1.5, 1.8);
 }
 
 TEST(McKeanVlasov, OneDimensionalRieszGasRelaxesToItsEquilibriumProfile) {
-  // docs/exact_solutions.md §1, d = 1, s = 0.5, a = 1: ρ = c (R² − x²)_+^{3/4}, R = 1.399635, c = 0.300105.
+  // docs/exact_solutions.md §1, d = 1, s = 0.5, a = 1: ρ = c (R² − x²)_+^{3/4}, R = 1.399635, c =
+  // 0.300105.
   const double radius = 1.399635, c = 0.300105;
   expect_stationary_convergence(
-      "1D Riesz s=0.5", Kernel::riesz(0.5), radius,
+      "1D Riesz s=0.5", Kernel::power(0.5), radius,
       [&](double x) { return c * std::pow(std::max(0.0, radius * radius - x * x), 0.75); }, 1.2,
       1.5);
 }
 
 TEST(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
-  // docs/exact_solutions.md §3: V = 0, W = κ|z|, ρ∞ = (βκ/4) sech²(βκx/2) about the centre of mass (0
-  // here, the initial law being symmetric).
+  // docs/exact_solutions.md §3: V = 0, W = κ|z|, ρ∞ = (βκ/4) sech²(βκx/2) about the centre of mass
+  // (0 here, the initial law being symmetric).
   const double beta = 2.0, kappa = 1.0, k = beta * kappa / 2.0;
   auto f = [&](double x) { return 0.5 * k / (std::cosh(k * x) * std::cosh(k * x)); };
   const std::vector<int> cells = {40, 80, 160, 320};

@@ -33,14 +33,15 @@ inline Eigen::MatrixXd random_points(Eigen::Index n, int d, std::uint64_t seed,
   return x;
 }
 
-// Every kind the pair sums evaluate, with each special-cased Riesz exponent and a generic one.
-// The linear kernel −|z| is defined in one dimension only.
+// Every kind the pair sums evaluate, with each special-cased power exponent (0.5, 1; each has its
+// own SIMD evaluator) and a generic one, the mollified kernel over the log and those powers. The
+// linear kernel −|z| is defined in one dimension only.
 inline std::vector<InteractionKernel> every_kernel(int d) {
   using K = InteractionKernel;
-  std::vector<K> kernels = {K::riesz(0.5),
-                            K::riesz(1.0),
-                            K::riesz(1.3),
-                            K::riesz(0.0),
+  std::vector<K> kernels = {K::power(0.5),
+                            K::power(1.0),
+                            K::power(1.3),
+                            K::log(),
                             K::mollified(0.0, 0.1),
                             K::mollified(0.5, 0.1),
                             K::mollified(1.0, 0.2),
@@ -48,7 +49,7 @@ inline std::vector<InteractionKernel> every_kernel(int d) {
                             K::quadratic(0.7),
                             K::absolute(1.3),
                             K::none()};
-  if (d == 1) kernels.push_back(K::riesz(-1.0));
+  if (d == 1) kernels.push_back(K::linear());
   return kernels;
 }
 

@@ -55,7 +55,7 @@ Errors mesh_errors(const InteractionKernel& kernel, const Eigen::MatrixXd& x,
 // clustered 9.5, 2.3, 1.8·10⁻³). In 2D the log kernel is harmonic, so the mesh's smoothing
 // barely biases the far pairs' energy.
 TEST(ParticleMeshNearField, CorrectedLogForceIn2DIsWithin1e3OfTheDirectSumAndBeatsThePlainMesh) {
-  const InteractionKernel log_kernel = InteractionKernel::riesz(0.0);
+  const InteractionKernel log_kernel = InteractionKernel::log();
   for (const bool clustered : {false, true}) {
     const Eigen::MatrixXd x =
         clustered ? clustered_points(20000, 2, 3) : test::random_points(20000, 2, 3);
@@ -95,12 +95,12 @@ TEST(ParticleMeshNearField, CorrectedForceIsWithinToleranceForEveryKernelIn1D2D3
     double tolerance;
   };
   for (const Case& c : {Case{1, 4000, 1e-3}, Case{2, 8000, 1e-2}, Case{3, 8000, 1e-2}}) {
-    std::vector<InteractionKernel> kernels = {InteractionKernel::riesz(0.0),
-                                              InteractionKernel::riesz(0.5),
+    std::vector<InteractionKernel> kernels = {InteractionKernel::log(),
+                                              InteractionKernel::power(0.5),
                                               InteractionKernel::mollified(0.5, 0.05)};
-    if (c.d == 1) kernels.push_back(InteractionKernel::riesz(-1.0));
-    if (c.d >= 2) kernels.push_back(InteractionKernel::riesz(1.3));
-    if (c.d == 3) kernels.push_back(InteractionKernel::riesz(1.0));
+    if (c.d == 1) kernels.push_back(InteractionKernel::linear());
+    if (c.d >= 2) kernels.push_back(InteractionKernel::power(1.3));
+    if (c.d == 3) kernels.push_back(InteractionKernel::power(1.0));
     const Eigen::MatrixXd x = test::random_points(c.n, c.d, 8);
     for (const InteractionKernel& kernel : kernels) {
       const PairSumResult direct = evaluate(*make_blocked_pair_sum(kernel), x);
@@ -121,7 +121,7 @@ TEST(ParticleMeshNearField, CorrectedForceIsWithinToleranceForEveryKernelIn1D2D3
 TEST(ParticleMeshNearField, ClusterWithinTheNearRangeGetsTheDirectSum) {
   for (int d : {1, 2, 3}) {
     const Eigen::MatrixXd x = test::random_points(40, d, 6, 0.04);  // within ±0.04 of 0
-    const InteractionKernel kernel = InteractionKernel::riesz(0.5);
+    const InteractionKernel kernel = InteractionKernel::power(0.5);
     auto mesh = make_particle_mesh_sum(kernel, Eigen::VectorXd::Constant(d, -1.0),
                                        Eigen::VectorXd::Constant(d, 1.0),
                                        Eigen::VectorXi::Constant(d, 24), 2);  // h = 0.1
@@ -147,7 +147,7 @@ TEST(ParticleMeshNearField, ResultsAreBitwiseIndependentOfTheThreadCount) {
   for (int d : {1, 2, 3})
     for (int near_cells : {-1, 1, 2}) {
       Case c{d, near_cells, clustered_points(6000, d, 9), nullptr, {}};
-      c.mesh = mesh_on_unit_box(InteractionKernel::riesz(0.0), c.x.rows(), d, near_cells);
+      c.mesh = mesh_on_unit_box(InteractionKernel::log(), c.x.rows(), d, near_cells);
       c.one = evaluate(*c.mesh, c.x);
       cases.push_back(std::move(c));
     }
@@ -165,7 +165,7 @@ TEST(ParticleMeshNearField, ResultsAreBitwiseIndependentOfTheThreadCount) {
 // accuracy; the plain mesh does not, since a particle's own deposit leaves a self energy that
 // varies within a cell while the self force is removed.
 TEST(ParticleMeshNearField, CorrectedEnergyDerivativeAlongTheGradientIsTwiceItsSquaredNorm) {
-  const InteractionKernel log_kernel = InteractionKernel::riesz(0.0);
+  const InteractionKernel log_kernel = InteractionKernel::log();
   const Eigen::MatrixXd x = test::random_points(5000, 2, 10, 0.95);
   auto relation_error = [&](int near_cells) {
     auto mesh = mesh_on_unit_box(log_kernel, x.rows(), 2, near_cells);
@@ -189,7 +189,7 @@ TEST(ParticleMeshNearField, PairOneCellApartGetsTheExactForce) {
   for (int d : {1, 2, 3}) {
     Eigen::MatrixXd x = Eigen::MatrixXd::Constant(2, d, 0.013);
     x(1, 0) += 0.12;
-    const InteractionKernel kernel = InteractionKernel::riesz(0.0);
+    const InteractionKernel kernel = InteractionKernel::log();
     auto mesh = make_particle_mesh_sum(kernel, Eigen::VectorXd::Constant(d, -1.0),
                                        Eigen::VectorXd::Constant(d, 1.0),
                                        Eigen::VectorXi::Constant(d, 24), 1);
@@ -204,9 +204,8 @@ TEST(ParticleMeshNearField, NearRangeOutsideMinusOneToThreeIsAnError) {
   const Eigen::VectorXd lower = Eigen::VectorXd::Constant(2, -1.0), upper = -lower;
   const Eigen::VectorXi cells = Eigen::VectorXi::Constant(2, 16);
   for (int near_cells : {-2, 4})
-    EXPECT_THROW(
-        make_particle_mesh_sum(InteractionKernel::riesz(0.0), lower, upper, cells, near_cells),
-        std::invalid_argument);
+    EXPECT_THROW(make_particle_mesh_sum(InteractionKernel::log(), lower, upper, cells, near_cells),
+                 std::invalid_argument);
 }
 
 }  // namespace

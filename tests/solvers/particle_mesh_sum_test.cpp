@@ -72,12 +72,12 @@ void expect_second_order_convergence(const InteractionKernel& kernel, const Eige
 }
 
 TEST(ParticleMeshSum, ForceConvergesToTheDirectSumAtSecondOrderForRieszHalfIn1D) {
-  expect_second_order_convergence(InteractionKernel::riesz(0.5), jittered_lattice(40, 1, 11), 256,
+  expect_second_order_convergence(InteractionKernel::power(0.5), jittered_lattice(40, 1, 11), 256,
                                   6, 1e-4);
 }
 
 TEST(ParticleMeshSum, ForceConvergesToTheDirectSumAtSecondOrderForLogIn2D) {
-  expect_second_order_convergence(InteractionKernel::riesz(0.0), jittered_lattice(6, 2, 12), 32, 4,
+  expect_second_order_convergence(InteractionKernel::log(), jittered_lattice(6, 2, 12), 32, 4,
                                   1e-3);
 }
 
@@ -85,7 +85,7 @@ TEST(ParticleMeshSum, ForceConvergesToTheDirectSumAtSecondOrderForLogIn2D) {
 TEST(ParticleMeshSum, SelfTermIsExcluded) {
   for (int d : {1, 2, 3}) {
     auto mesh = make_particle_mesh_sum(
-        InteractionKernel::riesz(0.5), Eigen::VectorXd::Constant(d, -1.0),
+        InteractionKernel::power(0.5), Eigen::VectorXd::Constant(d, -1.0),
         Eigen::VectorXd::Constant(d, 1.0), Eigen::VectorXi::Constant(d, 20), -1);
     Eigen::MatrixXd x = test::random_points(1, d, 4, 0.9), g(1, d);
     double energy = 1.0;
@@ -96,9 +96,9 @@ TEST(ParticleMeshSum, SelfTermIsExcluded) {
 }
 
 TEST(ParticleMeshSum, ParticleOutsideTheMeshBoxIsAnError) {
-  auto mesh = make_particle_mesh_sum(
-      InteractionKernel::riesz(0.0), Eigen::VectorXd::Constant(2, -1.0),
-      Eigen::VectorXd::Constant(2, 1.0), Eigen::VectorXi::Constant(2, 16), default_near_cells(2));
+  auto mesh = make_particle_mesh_sum(InteractionKernel::log(), Eigen::VectorXd::Constant(2, -1.0),
+                                     Eigen::VectorXd::Constant(2, 1.0),
+                                     Eigen::VectorXi::Constant(2, 16), default_near_cells(2));
   Eigen::MatrixXd x(2, 2), g(2, 2);
   x << 0.0, 0.0, 0.0, 1.5;
   EXPECT_THROW(mesh->compute(x, g, nullptr), std::out_of_range);

@@ -83,18 +83,18 @@ void check_equilibrium(const char* name, const InteractionKernel& kernel, int d,
 }
 
 TEST(RieszEquilibrium, OneDimensionalRieszHalfMatchesClosedFormProfile) {
-  check_equilibrium("1D s=0.5", InteractionKernel::riesz(0.5), 1, 1.399635, 0.75, 0.5,
+  check_equilibrium("1D s=0.5", InteractionKernel::power(0.5), 1, 1.399635, 0.75, 0.5,
                     {25, 50, 100}, 8.0);
 }
 
 TEST(RieszEquilibrium, OneDimensionalLogGasMatchesSemicircle) {
   // For the log gas the correction is O(log N / N): the exponent over N = 50..200 is close to 1.
-  check_equilibrium("1D log", InteractionKernel::riesz(0.0), 1, std::sqrt(2.0), 0.5, 1.0,
-                    {50, 100, 200}, 8.0);
+  check_equilibrium("1D log", InteractionKernel::log(), 1, std::sqrt(2.0), 0.5, 1.0, {50, 100, 200},
+                    8.0);
 }
 
 TEST(RieszEquilibrium, TwoDimensionalRieszSMatchesClosedFormProfile) {
-  check_equilibrium("2D s=1.2", InteractionKernel::riesz(1.2), 2, 1.518357, 0.6, 0.4,
+  check_equilibrium("2D s=1.2", InteractionKernel::power(1.2), 2, 1.518357, 0.6, 0.4,
                     {100, 200, 400}, 8.0);
 }
 

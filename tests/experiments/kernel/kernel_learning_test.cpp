@@ -61,7 +61,7 @@ TEST(KernelLearning, RepulsionKeepsTheMinimumPairwiseDistanceAwayFromZeroWhereLa
   for (int with_repulsion = 0; with_repulsion < 2; ++with_repulsion) {
     LearningSettings s;
     s.alignment = {1.0, true, 0, 1};
-    s.kernel = InteractionKernel::riesz(1.0);
+    s.kernel = InteractionKernel::power(1.0);
     s.lambda = with_repulsion ? 0.05 : 0.0;
     s.step = 0.5;
     s.steps = 400;
