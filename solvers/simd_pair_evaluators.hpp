@@ -4,7 +4,7 @@
 // the repulsive kernels, so no negation is spent in the loop) and, when asked, the value f; the
 // blocked pair loop is written once over them.
 // Powers avoid pow() where a cheaper identity exists: r^{-1/2} = (r²)^{-1/4} = 1/√(r² · (1/√r²)).
-#include <stdexcept>
+#include <type_traits>
 
 #include "physics/riesz_kernel.hpp"
 #include "solvers/simd_math.hpp"
@@ -94,37 +94,71 @@ struct SimdMollified {
   }
 };
 
-// Calls f(evaluator) with the SIMD evaluator of `k` (the counterpart of visit()).
+// The SIMD twin of each scalar evaluator of physics/riesz_kernel.hpp: SimdTwin<E>::visit(w, f)
+// calls f with the SIMD evaluator of the same W, in its cheapest form for w's parameters. A
+// scalar evaluator without a twin here does not compile in visit_simd().
+template <class Scalar>
+struct SimdTwin;
+
+template <>
+struct SimdTwin<RieszPower> {
+  template <class F>
+  static decltype(auto) visit(const RieszPower& w, F&& f) {
+    if (w.s == 0.5) return f(SimdRieszQuarter{});
+    if (w.s == 1.0) return f(SimdRieszInverse{});
+    return f(SimdRieszPower{w.s});
+  }
+};
+
+template <>
+struct SimdTwin<RieszLog> {
+  template <class F>
+  static decltype(auto) visit(const RieszLog&, F&& f) {
+    return f(SimdRieszLog{});
+  }
+};
+
+template <>
+struct SimdTwin<RieszLinear> {
+  template <class F>
+  static decltype(auto) visit(const RieszLinear&, F&& f) {
+    return f(SimdRieszLinear{});
+  }
+};
+
+// The twin of the Riesz member (log for s = 0, else the power's twin) at r² + ε².
+template <>
+struct SimdTwin<RieszMollified> {
+  template <class F>
+  static decltype(auto) visit(const RieszMollified& w, F&& f) {
+    auto mollify = [&](auto inner) { return f(SimdMollified<decltype(inner)>{inner, w.eps2}); };
+    if (w.s == 0.0) return mollify(SimdRieszLog{});
+    return SimdTwin<RieszPower>::visit(RieszPower{w.s}, mollify);
+  }
+};
+
+template <>
+struct SimdTwin<QuadraticPair> {
+  template <class F>
+  static decltype(auto) visit(const QuadraticPair& w, F&& f) {
+    return f(SimdQuadraticPair{w.kappa});
+  }
+};
+
+template <>
+struct SimdTwin<AbsolutePair> {
+  template <class F>
+  static decltype(auto) visit(const AbsolutePair& w, F&& f) {
+    return f(SimdAbsolutePair{w.kappa});
+  }
+};
+
+// Calls f(evaluator) with the SIMD evaluator of `k`: the twin of the evaluator visit() hands out.
 template <class F>
 decltype(auto) visit_simd(const InteractionKernel& k, F&& f) {
-  using K = InteractionKernel::Kind;
-  switch (k.kind) {
-    case K::power:
-      if (!(k.s > 0.0))
-        throw std::invalid_argument(
-            "the power kernel |z|^-s needs s > 0 (use the log kernel for s = 0, linear for −1)");
-      if (k.s == 0.5) return f(SimdRieszQuarter{});
-      if (k.s == 1.0) return f(SimdRieszInverse{});
-      return f(SimdRieszPower{k.s});
-    case K::log:
-      return f(SimdRieszLog{});
-    case K::linear:
-      return f(SimdRieszLinear{});
-    case K::mollified: {
-      const double eps2 = k.epsilon * k.epsilon;
-      if (k.s == 0.0) return f(SimdMollified<SimdRieszLog>{{}, eps2});
-      if (k.s == 0.5) return f(SimdMollified<SimdRieszQuarter>{{}, eps2});
-      if (k.s == 1.0) return f(SimdMollified<SimdRieszInverse>{{}, eps2});
-      return f(SimdMollified<SimdRieszPower>{SimdRieszPower(k.s), eps2});
-    }
-    case K::quadratic:
-      return f(SimdQuadraticPair{k.kappa});
-    case K::absolute:
-      return f(SimdAbsolutePair{k.kappa});
-    case K::none:
-      return f(SimdQuadraticPair{0.0});
-  }
-  throw std::invalid_argument("unknown interaction kernel");
+  return visit(k, [&](const auto& scalar) -> decltype(auto) {
+    return SimdTwin<std::decay_t<decltype(scalar)>>::visit(scalar, f);
+  });
 }
 
 }  // namespace cpm
