@@ -2,7 +2,35 @@
 
 #include <sstream>
 
+#include "core/quadrature.hpp"
+
 namespace cpm {
+
+double RieszPower::radial_moment(int d, double rho) const {
+  if (s >= d) throw std::invalid_argument("|z|^-s is not locally integrable for s >= d");
+  return std::pow(rho, d - s) / (d - s);
+}
+
+double RieszLog::radial_moment(int d, double rho) const {
+  return rho > 0.0 ? std::pow(rho, d) * (1.0 / d - std::log(rho)) / d : 0.0;
+}
+
+double RieszLinear::radial_moment(int d, double rho) const {
+  return -std::pow(rho, d + 1) / (d + 1);
+}
+
+double QuadraticPair::radial_moment(int d, double rho) const {
+  return kappa * std::pow(rho, d + 2) / (2.0 * (d + 2));
+}
+
+double AbsolutePair::radial_moment(int d, double rho) const {
+  return kappa * std::pow(rho, d + 1) / (d + 1);
+}
+
+double RieszMollified::radial_moment(int d, double rho) const {
+  return integrate_adaptive([&](double r) { return value_r2(r * r) * std::pow(r, d - 1); }, 0.0,
+                            rho);
+}
 
 std::string InteractionKernel::describe() const {
   std::ostringstream o;

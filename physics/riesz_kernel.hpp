@@ -2,7 +2,13 @@
 // Pair interactions W(z) as small evaluator types (the HOOMD-blue pattern): parameters in,
 // value and gradient out, no loops. Each is a radial function written through r² = |z|²,
 //     W(z) = f(r²),   ∇W(z) = g(r²) z   with g = 2 f'(r²),
-// so pair loops need no square root unless the kernel itself does.
+// so pair loops need no square root unless the kernel itself does. Each also gives its radial
+// moment, the integral the cell-integrated kernel weights are built from
+// (solvers/cell_integrated_kernel.hpp):
+//     G_d(ρ) = ∫_0^ρ W(r e) r^{d−1} dr   (e any unit vector; for d = 1 the antiderivative of W
+//                                          on [0, ρ]),
+// defined in riesz_kernel.cpp: out of line, so that its rounding does not depend on the caller
+// (inlined, the compiler may fuse its last product with the caller's sum).
 #include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
@@ -15,18 +21,24 @@ struct RieszPower {
   double s;
   double value_r2(double r2) const { return std::pow(r2, -0.5 * s); }
   double gradient_factor(double r2) const { return -s * std::pow(r2, -0.5 * s - 1.0); }
+  // ρ^{d−s} / (d − s); |z|^{−s} is locally integrable for s < d only.
+  double radial_moment(int d, double rho) const;
 };
 
 // W(z) = −log|z| (the s → 0 member of the Riesz family; Coulomb in d = 2).
 struct RieszLog {
   double value_r2(double r2) const { return -0.5 * std::log(r2); }
   double gradient_factor(double r2) const { return -1.0 / r2; }
+  // ρ^d (1/d − log ρ) / d.
+  double radial_moment(int d, double rho) const;
 };
 
 // W(z) = −|z| (the s = −1 member; Coulomb in d = 1).
 struct RieszLinear {
   double value_r2(double r2) const { return -std::sqrt(r2); }
   double gradient_factor(double r2) const { return -1.0 / std::sqrt(r2); }
+  // −ρ^{d+1} / (d + 1).
+  double radial_moment(int d, double rho) const;
 };
 
 // Mollified Riesz: W(z) = (|z|² + ε²)^{-s/2} for s > 0, −½ log(|z|² + ε²) for s = 0.
@@ -38,6 +50,8 @@ struct RieszMollified {
   double gradient_factor(double r2) const {
     return s == 0.0 ? -1.0 / (r2 + eps2) : -s * std::pow(r2 + eps2, -0.5 * s - 1.0);
   }
+  // No closed form: adaptive quadrature.
+  double radial_moment(int d, double rho) const;
 };
 
 // W(z) = κ|z|²/2 (attraction for κ > 0; the exactly solvable Gaussian case).
@@ -45,6 +59,8 @@ struct QuadraticPair {
   double kappa;
   double value_r2(double r2) const { return 0.5 * kappa * r2; }
   double gradient_factor(double) const { return kappa; }
+  // κ ρ^{d+2} / (2(d + 2)).
+  double radial_moment(int d, double rho) const;
 };
 
 // W(z) = κ|z| (1D attraction with the sech² stationary law).
@@ -52,6 +68,8 @@ struct AbsolutePair {
   double kappa;
   double value_r2(double r2) const { return kappa * std::sqrt(r2); }
   double gradient_factor(double r2) const { return kappa / std::sqrt(r2); }
+  // κ ρ^{d+1} / (d + 1).
+  double radial_moment(int d, double rho) const;
 };
 
 // A run-time description of W; `visit` hands the matching evaluator to generic code. The kind

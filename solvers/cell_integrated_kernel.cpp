@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/quadrature.hpp"
 
@@ -96,7 +97,8 @@ double regular_cell_integral(const Evaluator& w, const Eigen::VectorXd& h, const
 
 // K_0 for d ≥ 2 by the pyramid decomposition (see the header): face a is the face x_a = h_a/2;
 // by symmetry, 2 faces per axis and 2^{d−1} equal quarters of each face.
-double singular_cell_integral(const InteractionKernel& kernel, const Eigen::VectorXd& h) {
+template <class Evaluator>
+double singular_cell_integral(const Evaluator& w, const Eigen::VectorXd& h) {
   const int d = static_cast<int>(h.size());
   static const GaussLegendreRule rule = gauss_legendre(16);
   double total = 0.0;
@@ -117,49 +119,32 @@ double singular_cell_integral(const InteractionKernel& kernel, const Eigen::Vect
     for (std::size_t j = 0; j < n.x[1].size(); ++j)
       for (std::size_t i = 0; i < n.x[0].size(); ++i) {
         const double rho = std::sqrt(apex * apex + n.x[0][i] * n.x[0][i] + n.x[1][j] * n.x[1][j]);
-        face += n.w[0][i] * n.w[1][j] * radial_moment(kernel, d, rho) * apex * std::pow(rho, -d);
+        face += n.w[0][i] * n.w[1][j] * w.radial_moment(d, rho) * apex * std::pow(rho, -d);
       }
     total += 2.0 * std::pow(2.0, d - 1) * face;
   }
   return total;
 }
 
-double one_dimensional_cell_integral(const InteractionKernel& kernel, double h, int m) {
+// K_m in 1D: the difference of the antiderivative G_1 at the cell's ends. The mollified kernel's
+// G_1 is itself a quadrature, so its cells are integrated directly instead (a difference of two
+// quadratures from 0 would lose the far cells' accuracy).
+template <class Evaluator>
+double one_dimensional_cell_integral(const Evaluator& w, double h, int m) {
   const double lo = (std::abs(m) - 0.5) * h, hi = (std::abs(m) + 0.5) * h;
-  if (kernel.kind == Kind::mollified) {
-    const double eps2 = kernel.epsilon * kernel.epsilon;
-    const RieszMollified w{kernel.s, eps2};
+  if constexpr (std::is_same_v<Evaluator, RieszMollified>) {
     auto f = [&](double z) { return w.value_r2(z * z); };
     return m == 0 ? 2.0 * integrate_adaptive(f, 0.0, hi) : integrate_adaptive(f, lo, hi);
+  } else {
+    if (m == 0) return 2.0 * w.radial_moment(1, hi);
+    return w.radial_moment(1, hi) - w.radial_moment(1, lo);
   }
-  if (m == 0) return 2.0 * radial_moment(kernel, 1, hi);
-  return radial_moment(kernel, 1, hi) - radial_moment(kernel, 1, lo);
 }
 
 }  // namespace
 
 double radial_moment(const InteractionKernel& kernel, int d, double rho) {
-  switch (kernel.kind) {
-    case Kind::power:
-      if (kernel.s >= d) throw std::invalid_argument("|z|^-s is not locally integrable for s >= d");
-      return std::pow(rho, d - kernel.s) / (d - kernel.s);
-    case Kind::log:
-      return rho > 0.0 ? std::pow(rho, d) * (1.0 / d - std::log(rho)) / d : 0.0;
-    case Kind::linear:
-      return -std::pow(rho, d + 1) / (d + 1);
-    case Kind::mollified: {
-      const RieszMollified w{kernel.s, kernel.epsilon * kernel.epsilon};
-      return integrate_adaptive([&](double r) { return w.value_r2(r * r) * std::pow(r, d - 1); },
-                                0.0, rho);
-    }
-    case Kind::quadratic:
-      return kernel.kappa * std::pow(rho, d + 2) / (2.0 * (d + 2));
-    case Kind::absolute:
-      return kernel.kappa * std::pow(rho, d + 1) / (d + 1);
-    case Kind::none:
-      return 0.0;
-  }
-  throw std::invalid_argument("unknown interaction kernel");
+  return visit(kernel, [&](const auto& w) { return w.radial_moment(d, rho); });
 }
 
 double cell_integral(const InteractionKernel& kernel, const Eigen::VectorXd& h,
@@ -167,10 +152,12 @@ double cell_integral(const InteractionKernel& kernel, const Eigen::VectorXd& h,
   const int d = static_cast<int>(h.size());
   if (m.size() != d) throw std::invalid_argument("cell offset and spacing differ in dimension");
   if (kernel.kind == Kind::none) return 0.0;
-  if (d == 1) return one_dimensional_cell_integral(kernel, h[0], m[0]);
-  if ((m.array() == 0).all()) return singular_cell_integral(kernel, h);
   static const RegularCellRules rules;
-  return visit(kernel, [&](auto w) { return regular_cell_integral(w, h, m.data(), rules); });
+  return visit(kernel, [&](const auto& w) {
+    if (d == 1) return one_dimensional_cell_integral(w, h[0], m[0]);
+    if ((m.array() == 0).all()) return singular_cell_integral(w, h);
+    return regular_cell_integral(w, h, m.data(), rules);
+  });
 }
 
 CellIntegratedKernel::CellIntegratedKernel(const InteractionKernel& kernel, Eigen::VectorXd spacing,
@@ -183,14 +170,14 @@ CellIntegratedKernel::CellIntegratedKernel(const InteractionKernel& kernel, Eige
   for (int a = 0; a < d; ++a) size *= extent_[a];
   table_.assign(static_cast<std::size_t>(size), 0.0);
   if (kernel_.kind == Kind::none) return;
-  if (d == 1) {
-    for (Eigen::Index m = 0; m < size; ++m)
-      table_[m] = one_dimensional_cell_integral(kernel_, spacing_[0], static_cast<int>(m));
-    return;
-  }
-  table_[0] = singular_cell_integral(kernel_, spacing_);
-  const RegularCellRules rules;
-  visit(kernel_, [&](auto w) {
+  visit(kernel_, [&](const auto& w) {
+    if (d == 1) {
+      for (Eigen::Index m = 0; m < size; ++m)
+        table_[m] = one_dimensional_cell_integral(w, spacing_[0], static_cast<int>(m));
+      return 0;
+    }
+    table_[0] = singular_cell_integral(w, spacing_);
+    const RegularCellRules rules;
 #pragma omp parallel for schedule(dynamic, 256)
     for (Eigen::Index flat = 1; flat < size; ++flat) {
       int m[3] = {0, 0, 0};

@@ -25,7 +25,7 @@ double cell_integral(const InteractionKernel& kernel, const Eigen::VectorXd& spa
                      const Eigen::VectorXi& offset);
 
 // G_d(ρ) = ∫_0^ρ f(r) r^{d−1} dr for the radial profile f(|z|) = W(z); the 1D case is the
-// antiderivative of W on [0, ρ].
+// antiderivative of W on [0, ρ]. Each evaluator's radial_moment (physics/riesz_kernel.hpp).
 double radial_moment(const InteractionKernel& kernel, int d, double rho);
 
 // The table of K_m for 0 ≤ m_a < extent_a (W is even in every coordinate, so K_m = K_{|m|}),
