@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+
+#include "tests/solvers/pair_sum_test_support.hpp"
 
 namespace cpm {
 namespace {
@@ -16,8 +19,7 @@ Eigen::MatrixXd random_configuration(int n, int d, unsigned seed) {
   return x;
 }
 
-// F_k = N ∇_{ω_k} E_N: checked against central differences of the total energy E_N, and by one
-// pair of energy evaluations along the force direction (OpenMM's check of the whole gradient).
+// F_k = N ∇_{ω_k} E_N, checked against the total energy E_N (pair_sum_test_support.hpp).
 void expect_drift_is_gradient_of_energy(const InteractionKernel& kernel, int d, double lambda) {
   const int n = 40;
   ForceField forces(std::make_shared<QuadraticPotential>(0.8), make_reference_pair_sum(kernel),
@@ -25,22 +27,10 @@ void expect_drift_is_gradient_of_energy(const InteractionKernel& kernel, int d, 
   const Eigen::MatrixXd x = random_configuration(n, d, 100 + d);
   Eigen::MatrixXd drift;
   forces.compute(x, drift, nullptr);
-  const double h = 1e-6;
-  for (int k : {0, 7, n - 1}) {
-    for (int a = 0; a < d; ++a) {
-      Eigen::MatrixXd xp = x, xm = x;
-      xp(k, a) += h;
-      xm(k, a) -= h;
-      const double fd = n * (forces.energy(xp).total() - forces.energy(xm).total()) / (2 * h);
-      EXPECT_NEAR(drift(k, a), fd, 1e-6 * (1 + std::abs(fd)))
-          << kernel.describe() << " d=" << d << " k=" << k << " a=" << a;
-    }
-  }
-  const double step = 1e-6 / drift.norm();
-  const double de =
-      forces.energy(x + step * drift).total() - forces.energy(x - step * drift).total();
-  const double expected = 2 * step * drift.squaredNorm() / n;
-  EXPECT_NEAR(de, expected, 1e-5 * expected) << kernel.describe() << " d=" << d;
+  auto energy = [&](const Eigen::MatrixXd& y) { return forces.energy(y).total(); };
+  const std::string what = kernel.describe() + " d=" + std::to_string(d);
+  test::expect_coordinate_derivatives(energy, x, drift, n, 1e-6, what);
+  test::expect_derivative_along_gradient(energy, x, drift, n, 1e-5, what);
 }
 
 TEST(ForceField, PairForcesEqualFiniteDifferenceGradientOfTotalEnergy) {

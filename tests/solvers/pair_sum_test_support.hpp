@@ -1,7 +1,12 @@
 #pragma once
 // Shared pieces of the interaction-sum tests: one evaluation, random configurations, the list of
-// every kernel kind, and norm-wise relative errors.
+// every kernel kind, norm-wise relative errors, and the check that a gradient is that of an energy.
+#include <gtest/gtest.h>
+
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/random_stream.hpp"
@@ -60,6 +65,45 @@ inline double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b)
 }
 inline double relative_error(double a, double b) {
   return b != 0.0 ? std::abs(a - b) / std::abs(b) : std::abs(a);
+}
+
+// Checks that `gradient` is `factor` times the gradient of `energy` at x (OpenMM's two checks).
+// Coordinate by coordinate: central differences for the first, middle and last particles, to
+// `tolerance` relative to 1 + |difference quotient|.
+template <class Energy>
+void expect_coordinate_derivatives(const Energy& energy, const Eigen::MatrixXd& x,
+                                   const Eigen::MatrixXd& gradient, double factor, double tolerance,
+                                   const std::string& what) {
+  const Eigen::Index n = x.rows();
+  const double h = 1e-6;
+  for (Eigen::Index k : {Eigen::Index{0}, n / 2, n - 1}) {
+    for (Eigen::Index a = 0; a < x.cols(); ++a) {
+      Eigen::MatrixXd xp = x, xm = x;
+      xp(k, a) += h;
+      xm(k, a) -= h;
+      const double fd = factor * (energy(xp) - energy(xm)) / (2 * h);
+      EXPECT_NEAR(gradient(k, a), fd, tolerance * (1 + std::abs(fd)))
+          << what << " k=" << k << " a=" << a;
+    }
+  }
+}
+
+// Along the gradient g itself, which checks its length: E(x + εg) − E(x − εg) = 2ε‖g‖² / factor,
+// to `tolerance` relative. No particle moves by more than 1e-5 of the closest distance (or of 1),
+// where the singular kernels vary fastest.
+template <class Energy>
+void expect_derivative_along_gradient(const Energy& energy, const Eigen::MatrixXd& x,
+                                      const Eigen::MatrixXd& gradient, double factor,
+                                      double tolerance, const std::string& what) {
+  if (gradient.norm() == 0.0) return;  // nothing to move along
+  double closest = 1.0;
+  for (Eigen::Index k = 0; k < x.rows(); ++k)
+    for (Eigen::Index l = k + 1; l < x.rows(); ++l)
+      closest = std::min(closest, (x.row(k) - x.row(l)).norm());
+  const double step = 1e-5 * closest / gradient.rowwise().norm().maxCoeff();
+  const double de = energy(x + step * gradient) - energy(x - step * gradient);
+  const double expected = 2 * step * gradient.squaredNorm() / factor;
+  EXPECT_NEAR(de, expected, tolerance * expected) << what << " along the gradient";
 }
 
 }  // namespace cpm::test
