@@ -46,7 +46,7 @@ struct TrainingStepBench {
       for (Eigen::Index r = 0; r < w.rows(); ++r)
         for (int a = 0; a < 16; ++a) model.particles()[r * 16 + a] = static_cast<float>(w(r, a));
     }
-    RandomStream s(3, RandomPurpose::experiment, 0, 0);
+    RandomStream s(3, RandomPurpose::test_inputs, 0, 0);
     tokens.resize(static_cast<std::size_t>(batch) * length);
     for (auto& t : tokens) t = 3 + static_cast<int>(s.uniform() * 9997);
     lengths.assign(batch, length);

@@ -38,7 +38,7 @@ double seconds_since(Clock::time_point start) {
 Eigen::MatrixXd uniform_points(Eigen::Index n, int d) {
   Eigen::MatrixXd x(n, d);
   for (Eigen::Index k = 0; k < n; ++k) {
-    cpm::RandomStream s(7, cpm::RandomPurpose::experiment, 0, k);
+    cpm::RandomStream s(7, cpm::RandomPurpose::test_inputs, 0, k);
     for (int a = 0; a < d; ++a) x(k, a) = 2.0 * s.uniform() - 1.0;
   }
   return x;

@@ -110,46 +110,6 @@ KernelAlignmentConfig read_alignment(TomlReader t, Eigen::Index train_size) {
   return c;
 }
 
-KernelRepulsionConfig read_repulsion(TomlReader t) {
-  KernelRepulsionConfig c;
-  const std::string kernel = t.choice("kernel", {"riesz", "log", "mollified"}, "riesz");
-  if (kernel == "riesz") {
-    const double s = t.number("s", 1.0);
-    require(t, s > 0.0, "s",
-            "must be positive for the riesz kernel (use kernel = \"log\" for s = 0)");
-    c.kernel = InteractionKernel::power(s);
-  } else if (kernel == "log") {
-    c.kernel = InteractionKernel::log();
-  } else {
-    const double s = t.number("s", 1.0);
-    require(t, s >= 0.0, "s", "must be >= 0");
-    const double eps = t.number("epsilon");
-    require(t, eps > 0.0, "epsilon", "must be positive for the mollified kernel");
-    c.kernel = InteractionKernel::mollified(s, eps);
-  }
-  c.lambda = t.number("lambda", c.lambda);
-  require(t, c.lambda >= 0.0, "lambda", "must be >= 0");
-  c.method = t.choice("method", {"reference", "direct"}, c.method);
-  t.finish();
-  return c;
-}
-
-KernelDynamicsConfig read_dynamics(TomlReader t) {
-  KernelDynamicsConfig c;
-  c.steps = static_cast<int>(t.integer("steps", c.steps));
-  require(t, c.steps >= 0, "steps", "must be >= 0");
-  c.step = t.number("step", c.step);
-  require(t, c.step > 0.0, "step", "must be positive");
-  c.beta = t.number("beta", c.beta);
-  require(t, c.beta > 0.0, "beta", "must be positive (use \"inf\" for the noiseless flow)");
-  c.radius = t.number("radius", c.radius);
-  require(t, c.radius > 0.0, "radius", "must be positive (\"inf\": no wall)");
-  c.record_every = static_cast<int>(t.integer("record_every", c.record_every));
-  require(t, c.record_every >= 1, "record_every", "must be at least 1");
-  t.finish();
-  return c;
-}
-
 KernelClassifierConfig read_classifier(TomlReader t) {
   KernelClassifierConfig c;
   c.kind = t.choice("kind", {"logistic", "ridge"}, c.kind);
@@ -190,8 +150,18 @@ KernelConfig parse_kernel_config(const std::string& text, const std::string& sou
   c.data = read_data(root.table("data"));
   c.features = read_features(root.table("features"));
   c.alignment = read_alignment(root.table("alignment"), c.data.train_size);
-  c.repulsion = read_repulsion(root.table("repulsion"));
-  c.dynamics = read_dynamics(root.table("dynamics"));
+  const std::optional<int> dim = c.data.task == "fashion_mnist" || c.data.task == "idx"
+                                     ? std::nullopt
+                                     : std::optional<int>(c.data.dim);
+  c.repulsion = read_interaction(root.table("repulsion"), dim, c.repulsion);
+  {
+    TomlReader t = root.table("dynamics");
+    c.learning.radius = t.number("radius", c.learning.radius);
+    require(t, c.learning.radius > 0.0, "radius", "must be positive (\"inf\": no wall)");
+    c.learning.record_every = static_cast<int>(t.integer("record_every", c.learning.record_every));
+    require(t, c.learning.record_every >= 1, "record_every", "must be at least 1");
+    c.dynamics = read_dynamics(t, DynamicsClock::steps, c.dynamics);
+  }
   c.classifier = read_classifier(root.table("classifier"));
   c.baselines = read_baselines(root.table("baselines"),
                                *std::max_element(c.features.n.begin(), c.features.n.end()));

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "config/model_sections.hpp"
 #include "physics/feature_maps.hpp"
-#include "physics/riesz_kernel.hpp"
 
 namespace cpm {
 
@@ -40,16 +40,8 @@ struct KernelAlignmentConfig {
   Eigen::Index batch_size = 0;  // 0: the whole training set
 };
 
-struct KernelRepulsionConfig {
-  InteractionKernel kernel = InteractionKernel::power(1.0);
-  double lambda = 1.0;
-  std::string method = "direct";
-};
-
-struct KernelDynamicsConfig {
-  int steps = 200;
-  double step = 0.05;
-  double beta = std::numeric_limits<double>::infinity();
+// [dynamics] beyond the shared keys (config/model_sections.hpp, counted in steps).
+struct KernelLearningConfig {
   double radius = std::numeric_limits<double>::infinity();  // particles stay in this ball
   int record_every = 10;                                    // diagnostics interval (steps)
 };
@@ -73,8 +65,9 @@ struct KernelConfig {
   KernelDataConfig data;
   KernelFeaturesConfig features;
   KernelAlignmentConfig alignment;
-  KernelRepulsionConfig repulsion;
-  KernelDynamicsConfig dynamics;
+  InteractionConfig repulsion{.kernel = InteractionKernel::power(1.0)};  // [repulsion]
+  DynamicsConfig dynamics{.step = 0.05, .steps = 200};                   // [dynamics]
+  KernelLearningConfig learning;
   KernelClassifierConfig classifier;
   KernelBaselinesConfig baselines;
   std::uint64_t seed = 1;

@@ -4,40 +4,13 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 
+#include "config/model_sections.hpp"
 #include "config/toml_reader.hpp"
-#include "core/domain.hpp"
-#include "core/initial_law.hpp"
-#include "physics/riesz_kernel.hpp"
 
 namespace cpm {
-
-struct PotentialConfig {
-  std::string kind = "quadratic";  // zero | quadratic
-  double strength = 1.0;           // a in V = a|x|²/2
-};
-
-struct InteractionConfig {
-  InteractionKernel kernel = InteractionKernel::power(0.5);
-  double lambda = 1.0;
-  std::string method = "direct";  // reference | direct | mesh
-  // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);
-  // −1 is the plain mesh, which smooths close pairs over a cell. Absent: default_near_cells(d).
-  std::optional<int> mesh_near_cells;
-};
-
-struct DynamicsConfig {
-  double beta = std::numeric_limits<double>::infinity();
-  std::string integrator = "langevin";  // langevin | gradient_flow (β = ∞ only)
-  double step = 1e-3;                   // Langevin η; initial step of the gradient flow
-  double t_end = 1.0;
-  int outputs = 10;  // number of output times after t = 0, equally spaced
-  double absolute_tolerance = 1e-8;
-  double relative_tolerance = 1e-6;
-};
 
 struct OutputConfig {
   std::string directory = "out";

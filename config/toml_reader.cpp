@@ -24,14 +24,6 @@ TomlReader TomlReader::parse(const std::string& text, const std::string& source)
   }
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 TomlReader TomlReader::parse_file(const std::string& path) {
   return parse(read_text_file(path), path);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm {
 
@@ -58,9 +59,6 @@ class TomlReader {
   std::shared_ptr<const std::string> source_;
   std::set<std::string> read_;
 };
-
-// The whole content of a file; InputError naming the file when it cannot be read.
-std::string read_text_file(const std::string& path);
 
 // Helpers for value checks with uniform messages.
 void require(TomlReader& r, bool condition, const std::string& key, const std::string& reason);

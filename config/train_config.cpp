@@ -100,26 +100,14 @@ void read_training(TomlReader r, TrainingConfig& t) {
   r.finish();
 }
 
-void read_phase_a(TomlReader r, PhaseAConfig& p) {
+void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   p.warmup_epochs = static_cast<int>(r.integer("warmup_epochs", 0));
   require(r, p.warmup_epochs >= 0, "warmup_epochs", "must be ≥ 0");
-  p.steps = static_cast<int>(r.integer("steps", p.steps));
-  require(r, p.steps >= 0, "steps", "must be ≥ 0");
-  p.step = r.number("step", p.step);
-  require(r, p.step > 0.0, "step", "must be positive");
-  p.beta = r.number("beta", p.beta);
-  require(r, p.beta > 0.0, "beta", "must be positive (or \"inf\")");
+  p.dynamics = read_dynamics(r.table("dynamics"), DynamicsClock::steps, p.dynamics);
+  p.interaction = read_interaction(r.table("interaction"), head_size, p.interaction);
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0, "gamma", "must be positive");
   p.relative_gamma = r.boolean("relative_gamma", p.relative_gamma);
-  p.lambda = r.number("lambda", p.lambda);
-  require(r, p.lambda >= 0.0, "lambda", "must be ≥ 0");
-  const double s = r.number("riesz_s", 1.0), eps = r.number("mollifier", 0.0);
-  require(r, s > 0.0 || s == 0.0, "riesz_s", "must be ≥ 0");
-  require(r, eps >= 0.0, "mollifier", "must be ≥ 0");
-  p.kernel = eps > 0.0  ? InteractionKernel::mollified(s, eps)
-             : s == 0.0 ? InteractionKernel::log()
-                        : InteractionKernel::power(s);
   if (r.has("radius")) {
     p.radius = r.number("radius");
     require(r, *p.radius >= 0.0, "radius", "must be ≥ 0 (0: the whole space)");
@@ -164,7 +152,8 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
   read_data(root.table("data"), c.data);
   read_model(root.table("model"), c.model);
   read_training(root.table("training"), c.training);
-  read_phase_a(root.table("phase_a"), c.phase_a);
+  read_phase_a(root.table("phase_a"), c.phase_a, c.model.d_model / c.model.heads);
+  c.phase_a.source = source;
   {
     TomlReader e = root.table("evaluation");
     c.evaluation.robustness = e.boolean("robustness", true);
@@ -183,24 +172,6 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
 
 TrainConfig load_train_config(const std::string& path) {
   return parse_train_config(read_text_file(path), path);
-}
-
-ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, int max_length) {
-  const ModelConfig& m = config.model;
-  ModelShape s;
-  s.vocabulary = vocabulary;
-  s.max_length = max_length;
-  s.d_model = m.d_model;
-  s.heads = m.heads;
-  s.layers = m.layers;
-  s.d_ff = m.d_ff;
-  s.classes = classes;
-  s.features = m.features;
-  s.attention = m.variant.attention;
-  s.feature_map = {m.variant.map, m.feature_epsilon};
-  s.qk_tied = m.qk_tied;
-  s.dropout = m.dropout;
-  return s;
 }
 
 }  // namespace cpm

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "physics/riesz_kernel.hpp"
+#include "config/model_sections.hpp"
 #include "transformer/model_shape.hpp"
 
 namespace cpm {
@@ -59,18 +59,17 @@ struct TrainingConfig {
 // Phase A: Langevin dynamics of each head's particles on the alignment Hamiltonian.
 struct PhaseAConfig {
   int warmup_epochs = 0;  // Phase B epochs with the initial particles before Phase A
-  int steps = 50;
-  double step = 0.05;  // η
-  double beta = std::numeric_limits<double>::infinity();
-  double gamma = 0.1;          // V_align = −γ_eff ‖m(ω)‖²
+  DynamicsConfig dynamics{.step = 0.05, .steps = 50};  // [phase_a.dynamics]
+  InteractionConfig interaction{.kernel = InteractionKernel::power(1.0),
+                                .lambda = 0.01};  // [phase_a.interaction]
+  double gamma = 0.1;                             // V_align = −γ_eff ‖m(ω)‖²
   bool relative_gamma = true;  // γ_eff = γ / (RMS initial alignment force); false: γ_eff = γ
-  double lambda = 0.01;        // Riesz strength
-  InteractionKernel kernel = InteractionKernel::power(1.0);
   // D is the ball of this radius; absent: 2√d_head (twice the norm of a standard Gaussian
   // feature, so the alignment cannot drive particles away); 0: the whole space.
   std::optional<double> radius;
   std::size_t sequences = 2000;  // training sequences in the alignment
   bool centred = true;
+  std::string source;  // the configuration file, for error messages
 };
 
 struct EvaluationConfig {
@@ -99,8 +98,5 @@ struct TrainConfig {
 
 TrainConfig parse_train_config(const std::string& toml_text, const std::string& source);
 TrainConfig load_train_config(const std::string& path);
-
-// The model shape of a configuration once the vocabulary size and class count are known.
-ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, int max_length);
 
 }  // namespace cpm

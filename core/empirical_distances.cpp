@@ -138,7 +138,7 @@ Eigen::MatrixXd slicing_directions(int d, int count) {
       theta(k, 0) = std::cos(angle);
       theta(k, 1) = std::sin(angle);
     } else {
-      RandomStream s(20240601, RandomPurpose::experiment, 0, static_cast<std::uint64_t>(k));
+      RandomStream s(20240601, RandomPurpose::sliced_directions, 0, static_cast<std::uint64_t>(k));
       for (int a = 0; a < d; ++a) theta(k, a) = s.normal();
       theta.row(k).normalize();
     }

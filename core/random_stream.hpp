@@ -5,26 +5,84 @@
 // function of its key and counter, so the numbers a particle sees depend on the seed and on
 // its own indices only, never on which thread or MPI rank computes it. A stream has no state
 // beyond its position, so a restart needs only the step counter.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace cpm {
 
-// Independent families of streams for different uses of one seed.
-enum class RandomPurpose : std::uint32_t {
-  initial_positions = 1,
+namespace random_detail {
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;         // φ, odd
+constexpr std::uint64_t kGoldenInverse = 0xF1DE83E19937733DULL;  // φ⁻¹ mod 2⁶⁴
+static_assert(kGolden * kGoldenInverse == 1);
+// The code whose stream (seed, code, replica) is the stream (seed, base, replica + offset): a
+// stream's key depends on replica + φ·code only. Uses keyed this way keep the numbers they drew
+// when they shared a base code (cpm 0.1), so earlier results reproduce.
+constexpr std::uint64_t offset_code(std::uint64_t base, std::uint64_t offset) {
+  return base + offset * kGoldenInverse;
+}
+}  // namespace random_detail
+
+// One family of streams per use of a seed. Two uses can share a stream only if their codes
+// differ by less than the replicas they use (times φ, mod 2⁶⁴); tests/core/random_stream_test.cpp
+// checks every pair against replica_count().
+enum class RandomPurpose : std::uint64_t {
+  initial_positions = 1,  // particles from their initial law, features from their base law
   langevin_noise = 2,
-  minibatch = 3,
-  experiment = 4,
+  alignment_batches = 3,  // the mini-batch order of the alignment potential, per epoch
+  test_inputs = 4,        // inputs made up by tests and benchmarks
+  bootstrap = 5,          // resamples of a rate fit
+  image_subsample = 6,    // replica 0: training rows, 1: test rows
+  sliced_directions = 7,  // random directions of the sliced Wasserstein distance (d ≥ 3)
+  synthetic_data = random_detail::offset_code(4, 11),    // replica 0/1: train/test rows, 2: mixture
+                                                         // centres, 3: label noise
+  importance_draws = random_detail::offset_code(4, 21),  // draws from the importance weights
+  training_order = random_detail::offset_code(3, 0xE90C),     // the batch order of an epoch
+  dropout = random_detail::offset_code(3, 1000),              // replica: the dropout site
+  parameter_init = random_detail::offset_code(4, 7000),       // replica: the parameter tensor
+  phase_a_sequences = random_detail::offset_code(4, 0xA11A),  // the sequences Phase A aligns on
+  text_split = random_detail::offset_code(4, 0x5171),    // the Rotten Tomatoes train/dev/test split
+  word_dropout = random_detail::offset_code(4, 0xD509),  // robustness perturbations
+  word_swaps = random_detail::offset_code(4, 0x5A4B),
 };
+
+// How many replica indices a purpose uses (the replica argument stays below it).
+constexpr std::uint64_t replica_count(RandomPurpose purpose) {
+  switch (purpose) {
+    case RandomPurpose::initial_positions:
+    case RandomPurpose::langevin_noise:
+    case RandomPurpose::bootstrap:
+      return std::uint64_t{1} << 40;  // replicas of a study, heads of a model, resamples
+    case RandomPurpose::dropout:
+    case RandomPurpose::parameter_init:
+      return 4096;
+    case RandomPurpose::image_subsample:
+      return 2;
+    case RandomPurpose::synthetic_data:
+      return 4;
+    case RandomPurpose::alignment_batches:
+    case RandomPurpose::test_inputs:  // tests vary the seed
+    case RandomPurpose::sliced_directions:
+    case RandomPurpose::importance_draws:
+    case RandomPurpose::training_order:
+    case RandomPurpose::phase_a_sequences:
+    case RandomPurpose::text_split:
+    case RandomPurpose::word_dropout:
+    case RandomPurpose::word_swaps:
+      return 1;
+  }
+  return 0;
+}
 
 class RandomStream {
  public:
   RandomStream(std::uint64_t seed, RandomPurpose purpose, std::uint64_t replica,
                std::uint64_t particle, std::uint64_t step = 0)
       : key_{mix(seed ^
-                 mix(replica + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(purpose)))},
+                 mix(replica + random_detail::kGolden * static_cast<std::uint64_t>(purpose)))},
         particle_(particle),
         step_(step) {}
 
@@ -98,5 +156,38 @@ class RandomStream {
   bool has_spare_normal_ = false;
   double spare_normal_ = 0.0;
 };
+
+// Fisher–Yates: a uniformly random permutation of `items` drawn from `stream` (one uniform per
+// position, from the last down), so the order depends on the stream's key only.
+template <class T>
+void shuffle(std::vector<T>& items, RandomStream& stream) {
+  for (std::size_t i = items.size(); i > 1; --i)
+    std::swap(items[i - 1],
+              items[static_cast<std::size_t>(stream.uniform() * static_cast<double>(i))]);
+}
+
+// One step of Fisher–Yates from the front: position r receives an entry of items[r, n) chosen
+// uniformly (one uniform), swapped with it.
+template <class T>
+void draw_into_position(std::vector<T>& items, std::size_t r, RandomStream& stream) {
+  const std::size_t left = items.size() - r;
+  const auto offset = static_cast<std::size_t>(stream.uniform() * static_cast<double>(left));
+  std::swap(items[r], items[r + std::min(offset, left - 1)]);
+}
+
+// The first k entries of `items` become a uniformly random k-subset in random order; the rest
+// keep what is left.
+template <class T>
+void shuffle_prefix(std::vector<T>& items, std::size_t k, RandomStream& stream) {
+  for (std::size_t r = 0; r < k && r + 1 < items.size(); ++r) draw_into_position(items, r, stream);
+}
+
+// 0, 1, …, n − 1 shuffled.
+inline std::vector<std::size_t> random_permutation(std::size_t n, RandomStream stream) {
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  shuffle(order, stream);
+  return order;
+}
 
 }  // namespace cpm

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "core/initial_law.hpp"
-#include "io/input_error.hpp"
 #include "io/density_file.hpp"
+#include "io/input_error.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/grid_density.hpp"
@@ -19,41 +19,50 @@ std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& c
   return std::make_shared<QuadraticPotential>(config.strength);
 }
 
-int mesh_near_cells(const RunConfig& config) {
-  return config.interaction.mesh_near_cells.value_or(default_near_cells(config.domain.dim()));
+int mesh_near_cells(const InteractionConfig& interaction, int dim) {
+  return interaction.mesh_near_cells.value_or(default_near_cells(dim));
 }
 
-std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config) {
-  const std::string& method = config.interaction.method;
-  if (method == "reference") return make_reference_pair_sum(config.interaction.kernel);
-  if (method == "direct") return make_blocked_pair_sum(config.interaction.kernel);
+std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& interaction,
+                                                     const Domain& domain, Eigen::Index n,
+                                                     const std::string& source,
+                                                     const std::string& section) {
+  const std::string& method = interaction.method;
+  if (method == "reference") return make_reference_pair_sum(interaction.kernel);
+  if (method == "direct") return make_blocked_pair_sum(interaction.kernel);
   if (method == "mesh") {
-    const Domain& domain = config.domain;
     if (!domain.lower().allFinite() || domain.dim() > 3)
-      throw InputError(
-          config.source +
-          ": interaction.method: mesh needs a bounded domain (ball or box) in d <= 3");
-    return make_particle_mesh_sum(config.interaction.kernel, domain.lower(), domain.upper(),
-                                  default_mesh_cells(config.n, domain.dim()),
-                                  mesh_near_cells(config));
+      throw InputError(source + ": " + section +
+                       ".method: mesh needs a bounded domain (ball or box) in d <= 3");
+    return make_particle_mesh_sum(interaction.kernel, domain.lower(), domain.upper(),
+                                  default_mesh_cells(n, domain.dim()),
+                                  mesh_near_cells(interaction, domain.dim()));
   }
   throw std::invalid_argument("interaction method '" + method + "' is not available");
 }
 
-std::unique_ptr<ForceField> make_force_field(const RunConfig& config) {
-  return std::make_unique<ForceField>(make_potential(config.potential),
-                                      make_interaction_sum(config), config.interaction.lambda);
+ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64_t replica) {
+  ParticleSystem system;
+  system.forces = std::make_unique<ForceField>(
+      spec.potential,
+      make_interaction_sum(spec.interaction, spec.domain, spec.n, spec.source, spec.section),
+      spec.interaction.lambda);
+  const DynamicsConfig& d = spec.dynamics;
+  if (d.integrator == "gradient_flow")
+    system.integrator = std::make_unique<GradientFlowIntegrator>(
+        *system.forces, spec.domain,
+        GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
+  else
+    system.integrator = std::make_unique<LangevinIntegrator>(
+        *system.forces, spec.domain, LangevinParameters{d.step, d.beta, spec.seed, replica});
+  return system;
 }
 
-std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, ForceField& forces,
-                                                    std::uint64_t replica) {
-  const DynamicsConfig& d = config.dynamics;
-  if (d.integrator == "gradient_flow")
-    return std::make_unique<GradientFlowIntegrator>(
-        forces, config.domain,
-        GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
-  return std::make_unique<LangevinIntegrator>(
-      forces, config.domain, LangevinParameters{d.step, d.beta, config.seed, replica});
+ParticleSystemSpec particle_system_spec(const RunConfig& config) {
+  return {config.domain,      make_potential(config.potential),
+          config.interaction, config.dynamics,
+          config.n,           config.seed,
+          config.source};
 }
 
 Grid make_grid(const RunConfig& config) {
@@ -84,7 +93,7 @@ std::vector<double> make_initial_density(const RunConfig& config, const Grid& gr
   const double mass = density_mass(grid, density);
   if (!(mass > 0.0))
     throw InputError(config.source +
-                      ": grid.initial: the initial density has zero mass on the grid");
+                     ": grid.initial: the initial density has zero mass on the grid");
   for (double& v : density) v /= mass;
   return density;
 }

@@ -4,9 +4,9 @@
 // grid, its initial density, the grid solver and the particles' initial sample.
 #include <memory>
 
+#include "config/run_config.hpp"
 #include "core/grid.hpp"
 #include "core/particles.hpp"
-#include "config/run_config.hpp"
 #include "physics/external_potential.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/interaction_sum.hpp"
@@ -16,13 +16,39 @@
 namespace cpm {
 
 std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& config);
-std::unique_ptr<InteractionSum> make_interaction_sum(const RunConfig& config);
+
+// What every command specifies of its particle system: the potential it brings (a trap, or the
+// alignment of kernel learning), the [interaction] and [dynamics] sections and the domain.
+struct ParticleSystemSpec {
+  Domain domain = Domain::whole_space(1);
+  std::shared_ptr<const ExternalPotential> potential;
+  InteractionConfig interaction;
+  DynamicsConfig dynamics;
+  Eigen::Index n = 0;                   // particles; sizes the particle-mesh grid
+  std::uint64_t seed = 1;               // keys the Langevin noise
+  std::string source;                   // names the configuration in error messages
+  std::string section = "interaction";  // the section `interaction` was read from
+};
+
+// A force field and the integrator that moves particles through it (which refers to it).
+struct ParticleSystem {
+  std::unique_ptr<ForceField> forces;
+  std::unique_ptr<ParticleIntegrator> integrator;
+};
+
+// The one place where interaction sums, force fields and integrators are made. Langevin for
+// finite β (or when asked for at β = ∞), the odeint gradient flow otherwise; `replica` keys the
+// noise streams of independent copies.
+ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64_t replica);
+ParticleSystemSpec particle_system_spec(const RunConfig& config);
+
+// Throws InputError "<source>: <section>.method: …" for a mesh sum it cannot make.
+std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& interaction,
+                                                     const Domain& domain, Eigen::Index n,
+                                                     const std::string& source,
+                                                     const std::string& section = "interaction");
 // The near range of method = "mesh": interaction.mesh_near_cells, else the default for d.
-int mesh_near_cells(const RunConfig& config);
-std::unique_ptr<ForceField> make_force_field(const RunConfig& config);
-// Langevin for finite β (or when asked for at β = ∞); the odeint gradient flow otherwise.
-std::unique_ptr<ParticleIntegrator> make_integrator(const RunConfig& config, ForceField& forces,
-                                                    std::uint64_t replica);
+int mesh_near_cells(const InteractionConfig& interaction, int dim);
 
 // The following need config.grid.
 Grid make_grid(const RunConfig& config);

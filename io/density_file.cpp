@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "io/input_error.hpp"
-#include "config/toml_reader.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm {
 
@@ -27,19 +27,18 @@ std::vector<double> read_density_file(const std::string& path, Eigen::Index cell
         used = 0;
       }
       if (used != token.size())
-        throw InputError(path + ":" + std::to_string(number) + ": '" + token +
-                          "' is not a number");
+        throw InputError(path + ":" + std::to_string(number) + ": '" + token + "' is not a number");
       if (!std::isfinite(v))
         throw InputError(path + ":" + std::to_string(number) + ": density values must be finite");
       if (v < 0.0)
         throw InputError(path + ":" + std::to_string(number) + ": negative density " + token +
-                          " (cell " + std::to_string(values.size()) + ")");
+                         " (cell " + std::to_string(values.size()) + ")");
       values.push_back(v);
     }
   }
   if (static_cast<Eigen::Index>(values.size()) != cells)
     throw InputError(path + ": holds " + std::to_string(values.size()) + " values for a grid of " +
-                      std::to_string(cells) + " cells");
+                     std::to_string(cells) + " cells");
   double total = 0.0;
   for (double v : values) total += v;
   if (!(total > 0.0)) throw InputError(path + ": the density has zero mass");

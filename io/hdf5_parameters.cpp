@@ -55,7 +55,10 @@ void read_below(const H5::Group& group, const std::string& prefix, ParameterSet&
 }  // namespace
 
 void write_parameters(const H5::Group& parent, const ParameterSet& parameters) {
-  const H5::Group group = parent.createGroup("parameters");
+  write_parameters_into(parent.createGroup("parameters"), parameters);
+}
+
+void write_parameters_into(const H5::Group& group, const ParameterSet& parameters) {
   for (const auto& [key, value] : parameters.entries()) {
     const std::size_t dot = key.rfind('.');
     std::string prefix = dot == std::string::npos ? "" : key.substr(0, dot);

@@ -10,9 +10,12 @@ namespace cpm {
 
 // Creates the group `parameters` below `parent` and writes every entry.
 void write_parameters(const H5::Group& parent, const ParameterSet& parameters);
+// Writes every entry into `group` itself (keys without a dot become its own attributes).
+void write_parameters_into(const H5::Group& group, const ParameterSet& parameters);
 
-// Reads back what write_parameters wrote into `group` (the `parameters` group itself). Throws
-// std::runtime_error for an attribute of a type parameters do not use.
+// Reads back what write_parameters wrote into `group` (the `parameters` group itself), or what
+// write_parameters_into wrote; datasets in the group are skipped. Throws std::runtime_error for an
+// attribute of a type parameters do not use.
 ParameterSet read_parameters(const H5::Group& group);
 
 }  // namespace cpm

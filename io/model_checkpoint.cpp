@@ -2,8 +2,9 @@
 
 #include <H5Cpp.h>
 
-#include "io/input_error.hpp"
+#include "io/hdf5_parameters.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -49,16 +50,6 @@ std::vector<std::string> split_words(const std::vector<std::uint8_t>& bytes) {
   return words;
 }
 
-struct ShapeField {
-  const char* name;
-  int ModelShape::*member;
-};
-const ShapeField kShapeFields[] = {
-    {"vocabulary", &ModelShape::vocabulary}, {"max_length", &ModelShape::max_length},
-    {"d_model", &ModelShape::d_model},       {"heads", &ModelShape::heads},
-    {"layers", &ModelShape::layers},         {"d_ff", &ModelShape::d_ff},
-    {"classes", &ModelShape::classes},       {"features", &ModelShape::features}};
-
 }  // namespace
 
 void save_model_checkpoint(const std::string& path, const ModelCheckpoint& c) {
@@ -66,17 +57,7 @@ void save_model_checkpoint(const std::string& path, const ModelCheckpoint& c) {
   try {
     H5::H5File file(path, H5F_ACC_TRUNC);
     H5::Group model = file.createGroup("model");
-    for (const auto& f : kShapeFields)
-      hdf5::write_attribute(model, f.name, std::int64_t{c.shape.*f.member});
-    hdf5::write_attribute(
-        model, "attention",
-        std::string(c.shape.attention == AttentionKind::softmax ? "softmax" : "linear"));
-    hdf5::write_attribute(model, "feature_map", feature_map_name(c.shape.feature_map.kind));
-    hdf5::write_attribute(model, "feature_epsilon", c.shape.feature_map.epsilon);
-    hdf5::write_attribute(model, "qk_tied", std::int64_t{c.shape.qk_tied});
-    hdf5::write_attribute(model, "dropout", c.shape.dropout);
-    hdf5::write_attribute(model, "variant", c.variant);
-    hdf5::write_attribute(model, "dataset", c.dataset);
+    write_parameters_into(model, c.description);
     write_floats(model, "parameters", c.parameters);
     write_floats(model, "particles", c.particles);
     const auto bytes = join_words(c.vocabulary);
@@ -93,17 +74,7 @@ ModelCheckpoint load_model_checkpoint(const std::string& path) {
   try {
     H5::H5File file(path, H5F_ACC_RDONLY);
     H5::Group model = file.openGroup("model");
-    for (const auto& f : kShapeFields)
-      c.shape.*f.member = static_cast<int>(hdf5::read_int64_attribute(model, f.name));
-    c.shape.attention = hdf5::read_string_attribute(model, "attention") == "softmax"
-                            ? AttentionKind::softmax
-                            : AttentionKind::linear;
-    c.shape.feature_map.kind = feature_map_kind(hdf5::read_string_attribute(model, "feature_map"));
-    c.shape.feature_map.epsilon = hdf5::read_double_attribute(model, "feature_epsilon");
-    c.shape.qk_tied = hdf5::read_int64_attribute(model, "qk_tied") != 0;
-    c.shape.dropout = hdf5::read_double_attribute(model, "dropout");
-    c.variant = hdf5::read_string_attribute(model, "variant");
-    c.dataset = hdf5::read_string_attribute(model, "dataset");
+    c.description = read_parameters(model);
     c.parameters = read_floats(model, "parameters");
     c.particles = read_floats(model, "particles");
     std::vector<hsize_t> shape;
@@ -111,27 +82,11 @@ ModelCheckpoint load_model_checkpoint(const std::string& path) {
   } catch (const H5::Exception& e) {
     const std::string reason = hdf5::last_library_error();
     throw InputError(path + ": not a readable cpm model checkpoint (" +
-                      (reason.empty() ? e.getDetailMsg() : reason) + ")");
-  } catch (const std::invalid_argument& e) {
-    throw InputError(path + ": " + e.what());
+                     (reason.empty() ? e.getDetailMsg() : reason) + ")");
+  } catch (const std::runtime_error& e) {
+    throw InputError(path + ": not a readable cpm model checkpoint (" + e.what() + ")");
   }
   return c;
-}
-
-void require_same_shape(const ModelShape& expected, const ModelShape& found,
-                        const std::string& path) {
-  std::string differences;
-  for (const auto& f : kShapeFields)
-    if (expected.*f.member != found.*f.member)
-      differences += std::string(differences.empty() ? "" : ", ") + f.name + " " +
-                     std::to_string(found.*f.member) + " (model " +
-                     std::to_string(expected.*f.member) + ")";
-  if (expected.attention != found.attention)
-    differences += std::string(differences.empty() ? "" : ", ") + "attention kind";
-  if (expected.qk_tied != found.qk_tied)
-    differences += std::string(differences.empty() ? "" : ", ") + "qk_tied";
-  if (!differences.empty())
-    throw InputError(path + ": checkpoint is for another model size: " + differences);
 }
 
 }  // namespace cpm

@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "core/random_stream.hpp"
-#include "io/input_error.hpp"
 #include "io/idx_reader.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -129,14 +129,11 @@ TextSplits read_rotten_tomatoes(const std::string& positive_path, const std::str
   constexpr std::size_t kTrain = 8530, kValidation = 1066, kTest = 1066;
   if (all.size() != kTrain + kValidation + kTest)
     throw InputError(positive_path +
-                      ": expected 10,662 snippets in the .pos and .neg files together, found " +
-                      std::to_string(all.size()));
-  // Fisher–Yates with a keyed stream: the split depends on the seed only.
-  std::vector<std::size_t> order(all.size());
-  std::iota(order.begin(), order.end(), 0);
-  RandomStream stream(seed, RandomPurpose::experiment, 0x5171, 0);
-  for (std::size_t i = order.size() - 1; i > 0; --i)
-    std::swap(order[i], order[static_cast<std::size_t>(stream.uniform() * (i + 1))]);
+                     ": expected 10,662 snippets in the .pos and .neg files together, found " +
+                     std::to_string(all.size()));
+  // The split depends on the seed only.
+  const std::vector<std::size_t> order =
+      random_permutation(all.size(), RandomStream(seed, RandomPurpose::text_split, 0, 0));
   TextSplits s;
   append(s.train, all, order, 0, kTrain);
   append(s.validation, all, order, kTrain, kTrain + kValidation);
@@ -154,7 +151,7 @@ PixelSequences read_fashion_mnist(const std::string& directory, const std::strin
   const IdxArray images = read_idx(image_path), labels = read_idx(label_path);
   if (images.shape.size() != 3 || labels.shape.size() != 1 || images.shape[0] != labels.shape[0])
     throw InputError(image_path + ": expected (n, h, w) images matching the n labels of " +
-                      label_path);
+                     label_path);
   const std::size_t n = limit ? std::min<std::size_t>(limit, images.shape[0]) : images.shape[0];
   const std::size_t pixels = static_cast<std::size_t>(images.shape[1] * images.shape[2]);
   PixelSequences out;

@@ -13,10 +13,12 @@ ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eig
   if (y.size() != n || n == 0)
     throw std::invalid_argument("metrics: labels do not match predictions");
   ClassificationMetrics m;
+  Eigen::VectorXi predictions(n);
   std::vector<double> bin_count(bins, 0.0), bin_correct(bins, 0.0), bin_confidence(bins, 0.0);
   for (Eigen::Index i = 0; i < n; ++i) {
     Eigen::Index predicted = 0;
     const double confidence = p.row(i).maxCoeff(&predicted);
+    predictions[i] = static_cast<int>(predicted);
     const bool correct = predicted == y[i];
     m.accuracy += correct;
     m.log_loss -= std::log(std::max(p(i, y[i]), 1e-15));
@@ -38,7 +40,23 @@ ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eig
   m.log_loss /= dn;
   m.brier /= dn;
   m.ece /= dn;
+  m.mcc = matthews_correlation(y, predictions, static_cast<int>(classes));
   return m;
+}
+
+double matthews_correlation(const Eigen::VectorXi& labels, const Eigen::VectorXi& predictions,
+                            int classes) {
+  Eigen::VectorXd truth = Eigen::VectorXd::Zero(classes),
+                  predicted = Eigen::VectorXd::Zero(classes);
+  double correct = 0.0;
+  for (Eigen::Index i = 0; i < labels.size(); ++i) {
+    truth[labels[i]] += 1;
+    predicted[predictions[i]] += 1;
+    correct += labels[i] == predictions[i];
+  }
+  const double s = static_cast<double>(labels.size());
+  const double denominator = (s * s - predicted.squaredNorm()) * (s * s - truth.squaredNorm());
+  return denominator > 0.0 ? (correct * s - predicted.dot(truth)) / std::sqrt(denominator) : 0.0;
 }
 
 }  // namespace cpm

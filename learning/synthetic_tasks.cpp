@@ -11,8 +11,8 @@ namespace cpm {
 
 namespace {
 
-// Stream families under RandomPurpose::experiment, one per use of the seed.
-enum Family : std::uint64_t { train_rows = 11, test_rows = 12, centres = 13, noise = 14 };
+// The replicas of RandomPurpose::synthetic_data, one per use of the seed.
+enum Family : std::uint64_t { train_rows = 0, test_rows = 1, centres = 2, noise = 3 };
 
 LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, Family family,
                     const Eigen::MatrixXd& cluster_centres) {
@@ -25,7 +25,7 @@ LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, 
                      : std::sqrt(t.dim * std::pow(1.0 - 2.0 / (9.0 * t.dim), 3.0));  // median χ_d
 #pragma omp parallel for schedule(static) if (n * t.dim > 16384)
   for (Eigen::Index i = 0; i < n; ++i) {
-    RandomStream s(seed, RandomPurpose::experiment, family, static_cast<std::uint64_t>(i));
+    RandomStream s(seed, RandomPurpose::synthetic_data, family, static_cast<std::uint64_t>(i));
     switch (t.kind) {
       case SyntheticTask::Kind::variance: {
         const int label = static_cast<int>(i % 2);  // balanced classes
@@ -70,7 +70,7 @@ DataSplit make_synthetic_task(const SyntheticTask& t, std::uint64_t seed) {
   if (t.kind == SyntheticTask::Kind::mixture) {
     cluster_centres.resize(t.components, t.dim);
     for (int j = 0; j < t.components; ++j) {
-      RandomStream s(seed, RandomPurpose::experiment, centres, static_cast<std::uint64_t>(j));
+      RandomStream s(seed, RandomPurpose::synthetic_data, centres, static_cast<std::uint64_t>(j));
       for (int a = 0; a < t.dim; ++a) cluster_centres(j, a) = t.separation * s.normal();
     }
   }
@@ -88,11 +88,9 @@ Eigen::Index apply_label_noise(Eigen::VectorXi& labels, int classes, double frac
   const auto flips = static_cast<Eigen::Index>(std::llround(fraction * static_cast<double>(n)));
   std::vector<Eigen::Index> rows(static_cast<std::size_t>(n));
   std::iota(rows.begin(), rows.end(), Eigen::Index{0});
-  RandomStream s(seed, RandomPurpose::experiment, noise, 0);
-  for (Eigen::Index r = 0; r < flips; ++r) {  // partial Fisher–Yates: the first `flips` rows
-    const Eigen::Index j =
-        r + std::min(static_cast<Eigen::Index>(s.uniform() * (n - r)), n - r - 1);
-    std::swap(rows[r], rows[j]);
+  RandomStream s(seed, RandomPurpose::synthetic_data, noise, 0);
+  for (Eigen::Index r = 0; r < flips; ++r) {  // the flipped rows: a random subset, drawn in turn
+    draw_into_position(rows, static_cast<std::size_t>(r), s);
     const int shift = 1 + std::min(static_cast<int>(s.uniform() * (classes - 1)), classes - 2);
     labels[rows[r]] = (labels[rows[r]] + shift) % classes;
   }

@@ -92,11 +92,8 @@ void AlignmentPotential::epoch_permutation(std::uint64_t epoch) {
   const Eigen::Index n = x_->rows();
   permutation_.resize(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) permutation_[i] = i;
-  RandomStream s(settings_.seed, RandomPurpose::minibatch, 0, epoch);
-  for (Eigen::Index i = n - 1; i > 0; --i) {  // Fisher–Yates
-    const auto j = static_cast<Eigen::Index>(s.uniform() * static_cast<double>(i + 1));
-    std::swap(permutation_[i], permutation_[std::min(j, i)]);
-  }
+  RandomStream s(settings_.seed, RandomPurpose::alignment_batches, 0, epoch);
+  shuffle(permutation_, s);
   permutation_epoch_ = epoch;
 }
 

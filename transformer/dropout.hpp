@@ -23,8 +23,7 @@ void dropout_mask(T* mask, double p, std::uint64_t seed, std::uint64_t site, std
       for (int i = 0; i < c; ++i) m[i] = T(1);
       continue;
     }
-    RandomStream stream(seed, RandomPurpose::minibatch, 1000 + site, static_cast<std::uint64_t>(n),
-                        step);
+    RandomStream stream(seed, RandomPurpose::dropout, site, static_cast<std::uint64_t>(n), step);
     std::uint64_t state = static_cast<std::uint64_t>(stream.uniform() * 9007199254740992.0);
     const auto threshold = static_cast<std::uint64_t>(p * 4294967296.0);
     for (int i = 0; i < c; ++i) {

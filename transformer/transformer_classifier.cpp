@@ -212,7 +212,7 @@ void TransformerClassifier<T>::initialise_parameters(std::uint64_t seed) {
     if (layer_norm_weight) {
       std::fill_n(parameters_.begin() + p.offset, p.size(), T(1));
     } else if (p.decay) {
-      RandomStream stream(seed, RandomPurpose::experiment, 7000 + t, 0);
+      RandomStream stream(seed, RandomPurpose::parameter_init, t, 0);
       for (std::size_t i = 0; i < p.size(); ++i)
         parameters_[p.offset + i] = static_cast<T>(0.02 * stream.normal());
     }

@@ -1,6 +1,7 @@
 #include "experiments/attention/attention_data.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "io/input_error.hpp"
 #include "io/text_datasets.hpp"
@@ -8,20 +9,24 @@
 
 namespace cpm {
 
-std::size_t SequenceSet::max_length() const {
-  std::size_t m = 1;
-  for (const auto& t : tokens) m = std::max(m, t.size());
-  return m;
-}
-
 namespace {
 
 const std::string kFashionMnistDirectory = "/usr/share/datasets/fashion-mnist";
 
+// The data set's folder: data.directory, else the Fashion-MNIST package folder or the build's data
+// folder (CMake cache variable CPM_DATA_DIR). A missing folder stops with how to point cpm at it.
 std::string data_directory(const DataConfig& c) {
-  if (!c.directory.empty()) return c.directory;
-  if (c.dataset == "fashion_mnist") return kFashionMnistDirectory;
-  return std::string(CPM_DATA_DIR) + "/" + c.dataset;
+  std::string dir = c.directory;
+  if (dir.empty())
+    dir = c.dataset == "fashion_mnist" ? kFashionMnistDirectory
+                                       : std::string(CPM_DATA_DIR) + "/" + c.dataset;
+  if (c.dataset != "qqp" && !std::filesystem::is_directory(dir))
+    throw InputError(dir + ": data folder not found (set data.directory in the configuration, " +
+                     (c.dataset == "fashion_mnist"
+                          ? std::string("or install dataset-fashion-mnist)")
+                          : std::string("or configure the build with -DCPM_DATA_DIR=<folder "
+                                        "holding sst2/ and rotten_tomatoes/>)")));
+  return dir;
 }
 
 void limit(TextExamples& e, std::size_t n) {

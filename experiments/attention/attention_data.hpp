@@ -6,15 +6,9 @@
 #include <vector>
 
 #include "config/train_config.hpp"
+#include "transformer/batching.hpp"
 
 namespace cpm {
-
-struct SequenceSet {
-  std::vector<std::vector<int>> tokens;  // each of length ≥ 1
-  std::vector<int> labels;
-  std::size_t size() const { return labels.size(); }
-  std::size_t max_length() const;
-};
 
 struct AttentionTask {
   std::string dataset;

@@ -12,26 +12,13 @@
 
 namespace cpm {
 
-struct AttentionMetrics {
-  ClassificationMetrics metrics;  // accuracy, log loss, Brier, ECE
-  double mcc = 0.0;
-};
-
-// Matthews correlation; for C > 2 classes Gorodkin's R_K, which reduces to MCC for two:
-//   (c·s − Σ_k p_k t_k) / √((s² − Σ p_k²)(s² − Σ t_k²)),  0 when a factor vanishes.
-double matthews_correlation(const Eigen::VectorXi& labels, const Eigen::VectorXi& predictions,
-                            int classes);
-
-AttentionMetrics attention_metrics(const Eigen::MatrixXd& probabilities,
-                                   const Eigen::VectorXi& labels);
-
 // (n, C) probabilities of the model (inference mode) for every sequence, batch by batch.
 Eigen::MatrixXd predict_probabilities(TransformerClassifier<float>& model, const SequenceSet& data,
                                       int batch_size);
 
 struct EvaluationCondition {
   std::string name;  // clean | word_dropout_10 | word_dropout_20 | adjacent_swaps
-  AttentionMetrics result;
+  ClassificationMetrics result;
 };
 
 // The clean metrics and, if `robustness`, the three perturbed conditions.

@@ -8,11 +8,9 @@
 #include "core/domain.hpp"
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
+#include "experiments/model_builder.hpp"
 #include "io/progress.hpp"
 #include "physics/alignment.hpp"
-#include "solvers/force_field.hpp"
-#include "solvers/interaction_sum.hpp"
-#include "solvers/langevin.hpp"
 
 namespace cpm {
 
@@ -20,11 +18,8 @@ namespace {
 
 // The first `count` sequences of a permutation keyed by seed.
 std::vector<std::size_t> phase_a_subset(std::size_t n, std::size_t count, std::uint64_t seed) {
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  RandomStream stream(seed, RandomPurpose::experiment, 0xA11A, 0);
-  for (std::size_t i = n - 1; i > 0; --i)
-    std::swap(order[i], order[static_cast<std::size_t>(stream.uniform() * (i + 1))]);
+  std::vector<std::size_t> order =
+      random_permutation(n, RandomStream(seed, RandomPurpose::phase_a_sequences, 0, 0));
   order.resize(std::min(n, count));
   return order;
 }
@@ -38,30 +33,22 @@ std::vector<Eigen::MatrixXd> head_keys(TransformerClassifier<float>& model,
   std::size_t tokens_total = 0;
   for (auto i : subset) tokens_total += train.tokens[i].size();
   std::vector<Eigen::MatrixXd> keys(s.heads, Eigen::MatrixXd(tokens_total, s.head_size()));
-  std::vector<int> tokens, lengths;
+  BatchBuffer buffer;
   const double scale = model.feature_input_scale();
   std::size_t row = 0;
   for (std::size_t start = 0; start < subset.size(); start += batch_size) {
     const int B = static_cast<int>(std::min<std::size_t>(batch_size, subset.size() - start));
-    int L = 1;
-    for (int b = 0; b < B; ++b)
-      L = std::max(L, static_cast<int>(train.tokens[subset[start + b]].size()));
-    tokens.assign(static_cast<std::size_t>(B) * L, 0);
-    lengths.assign(B, 0);
-    for (int b = 0; b < B; ++b) {
-      const auto& t = train.tokens[subset[start + b]];
-      std::copy(t.begin(), t.end(), tokens.begin() + static_cast<std::ptrdiff_t>(b) * L);
-      lengths[b] = static_cast<int>(t.size());
-    }
-    model.forward({tokens.data(), lengths.data(), nullptr, B, L});
-    const AttentionLayout layout = model.attention_layout(B, L);
+    TokenBatch batch = buffer.gather(train, subset.data() + start, B);
+    batch.labels = nullptr;  // inference
+    model.forward(batch);
+    const AttentionLayout layout = model.attention_layout(B, batch.length);
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < s.heads; ++h) {
         const auto k = layout.block(model.qkv(layer), b, h, layout.k_offset());
-        for (int t = 0; t < lengths[b]; ++t)
+        for (int t = 0; t < batch.lengths[b]; ++t)
           keys[h].row(row + t) = (scale * k.col(t).cast<double>()).transpose();
       }
-      row += lengths[b];
+      row += batch.lengths[b];
     }
   }
   return keys;
@@ -98,7 +85,8 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
       radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(hs), radius) : Domain::whole_space(hs);
   const FeatureMap map(s.feature_map.kind);
   std::vector<HeadAlignment> report;
-  Progress bar("phase A", static_cast<double>(s.layers) * s.heads * std::max(config.steps, 1),
+  Progress bar("phase A",
+               static_cast<double>(s.layers) * s.heads * std::max(config.dynamics.steps, 1),
                progress);
   for (int l = 0; l < s.layers; ++l) {
     const std::vector<Eigen::MatrixXd> keys = head_keys(model, train, subset, l, batch_size);
@@ -124,22 +112,21 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
         settings.gamma = g0 > 0.0 && std::isfinite(g0) ? config.gamma / g0 : config.gamma;
       }
       auto potential = std::make_shared<AlignmentPotential>(x, token_targets, map, settings);
-      ForceField forces(potential, make_reference_pair_sum(config.kernel), config.lambda);
-      LangevinParameters parameters;
-      parameters.step = config.step;
-      parameters.beta = config.beta;
-      parameters.seed = seed;
-      parameters.replica = static_cast<std::uint64_t>(l) * s.heads + h;
-      LangevinIntegrator integrator(forces, domain, parameters);
+      const std::uint64_t replica = static_cast<std::uint64_t>(l) * s.heads + h;
+      const ParticleSystem system =
+          build_particle_system({domain, potential, config.interaction, config.dynamics, m, seed,
+                                 config.source, "phase_a.interaction"},
+                                replica);
       HeadAlignment a;
       a.layer = l;
       a.head = h;
       a.before = alignment(map, *x, token_targets, particles.positions);
       a.gamma = settings.gamma;
       a.norm = std::sqrt(initial.rowwise().squaredNorm().mean());
-      for (int step = 0; step < config.steps; ++step) {
-        integrator.step(particles);
-        bar.update(static_cast<double>((l * s.heads + h) * config.steps + step + 1));
+      const int steps = config.dynamics.steps;
+      for (int step = 1; step <= steps; ++step) {
+        system.integrator->advance_to(particles, step * config.dynamics.step);
+        bar.update(static_cast<double>((l * s.heads + h) * steps + step));
       }
       if (!particles.positions.allFinite())
         throw std::runtime_error(

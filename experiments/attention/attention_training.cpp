@@ -11,15 +11,16 @@
 #include <numeric>
 #include <sstream>
 
+#include "config/toml_reader.hpp"
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
-#include "io/input_error.hpp"
 #include "io/csv_table.hpp"
-#include "io/model_checkpoint.hpp"
+#include "io/input_error.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
-#include "config/toml_reader.hpp"
-#include "transformer/adamw.hpp"
+#include "transformer/classifier_checkpoint.hpp"
+#include "transformer/trainer.hpp"
+#include "viz/plot.hpp"
 
 namespace cpm {
 
@@ -42,19 +43,34 @@ void initialise_particles(TransformerClassifier<float>& model, const std::string
     }
 }
 
-std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, int epoch) {
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  RandomStream stream(seed, RandomPurpose::minibatch, 0xE90C, static_cast<std::uint64_t>(epoch));
-  for (std::size_t i = n - 1; i > 0 && n > 1; --i)
-    std::swap(order[i], order[static_cast<std::size_t>(stream.uniform() * (i + 1))]);
-  return order;
+// The model shape of a configuration once the vocabulary size and class count are known.
+ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, int max_length) {
+  const ModelConfig& m = config.model;
+  ModelShape s;
+  s.vocabulary = vocabulary;
+  s.max_length = max_length;
+  s.d_model = m.d_model;
+  s.heads = m.heads;
+  s.layers = m.layers;
+  s.d_ff = m.d_ff;
+  s.classes = classes;
+  s.features = m.features;
+  s.attention = m.variant.attention;
+  s.feature_map = {m.variant.map, m.feature_epsilon};
+  s.qk_tied = m.qk_tied;
+  s.dropout = m.dropout;
+  return s;
+}
+
+TrainerSettings trainer_settings(const TrainingConfig& t) {
+  return {t.batch_size,   t.learning_rate, t.warmup_steps, t.min_learning_rate_ratio,
+          t.weight_decay, t.clip_norm,     t.seed};
 }
 
 const std::vector<std::string> kMetricColumns = {"accuracy", "mcc", "ece", "log_loss", "brier"};
 
-std::vector<double> metric_values(const AttentionMetrics& m) {
-  return {m.metrics.accuracy, m.mcc, m.metrics.ece, m.metrics.log_loss, m.metrics.brier};
+std::vector<double> metric_values(const ClassificationMetrics& m) {
+  return {m.accuracy, m.mcc, m.ece, m.log_loss, m.brier};
 }
 
 void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions) {
@@ -81,12 +97,6 @@ void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& co
   out.unsetf(std::ios::fixed);
 }
 
-ModelCheckpoint make_checkpoint(const TransformerClassifier<float>& model,
-                                const TrainConfig& config, const AttentionTask& task) {
-  return {model.shape(),      config.model.variant.name(), task.dataset,
-          model.parameters(), model.particles(),           task.vocabulary};
-}
-
 }  // namespace
 
 TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
@@ -105,16 +115,11 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   model.initialise_parameters(t.seed);
   if (shape.attention == AttentionKind::linear)
     initialise_particles(model, config.model.particle_init, t.seed);
-  AdamW<float> optimiser(model.weight_decay_mask(),
-                         {t.learning_rate, 0.9, 0.999, 1e-8, t.weight_decay});
-
   const bool phase_a = shape.attention == AttentionKind::linear && variant.learned_particles;
   const int warmup_epochs = phase_a ? config.phase_a.warmup_epochs : 0;
   const int epochs = warmup_epochs + t.epochs;
-  const std::size_t n = task.train.size();
-  const std::int64_t steps_per_epoch =
-      static_cast<std::int64_t>((n + t.batch_size - 1) / t.batch_size);
-  const std::int64_t total_steps = steps_per_epoch * epochs;
+  const std::int64_t total_steps = steps_per_epoch(task.train.size(), t.batch_size) * epochs;
+  Trainer trainer(model, trainer_settings(t), total_steps);
 
   TrainResult result;
   CsvTable log(directory + "/training_log.csv",
@@ -129,67 +134,33 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
       table.add_row(
           {double(h.layer), double(h.head), h.before, h.after, h.gamma, h.norm, h.displacement});
   };
-  bool phase_a_done = !phase_a;
-  std::vector<int> tokens, lengths, labels;
   Progress bar("cpm train " + variant.name(),
                static_cast<double>(std::max<std::int64_t>(total_steps, 1)), progress);
-  double seconds = 0.0, tokens_seen = 0.0, recent_loss = 0.0;
-  std::int64_t step = 0;
+  auto on_log = [&](const TrainingStep& s) {
+    log.add_row({double(s.epoch), double(s.step), s.loss, s.learning_rate, s.gradient_norm,
+                 s.tokens_per_second});
+    std::ostringstream detail;
+    detail << "epoch " << s.epoch << "/" << epochs << " step " << s.step << " loss "
+           << std::setprecision(4) << s.smoothed_loss << " " << std::setprecision(0) << std::fixed
+           << s.tokens_per_second << " tok/s";
+    bar.update(static_cast<double>(s.step), detail.str());
+  };
   for (int epoch = 0; epoch < epochs; ++epoch) {
-    if (!phase_a_done && epoch == warmup_epochs) {
-      run_phase();
-      phase_a_done = true;
-    }
-    const auto order = epoch_order(n, t.seed, epoch);
-    for (std::int64_t b0 = 0; b0 < static_cast<std::int64_t>(n); b0 += t.batch_size) {
-      const auto start = std::chrono::steady_clock::now();
-      const int B = static_cast<int>(std::min<std::int64_t>(t.batch_size, n - b0));
-      int L = 1;
-      for (int b = 0; b < B; ++b)
-        L = std::max(L, static_cast<int>(task.train.tokens[order[b0 + b]].size()));
-      tokens.assign(static_cast<std::size_t>(B) * L, 0);
-      lengths.assign(B, 0);
-      labels.assign(B, 0);
-      for (int b = 0; b < B; ++b) {
-        const auto& seq = task.train.tokens[order[b0 + b]];
-        std::copy(seq.begin(), seq.end(), tokens.begin() + static_cast<std::ptrdiff_t>(b) * L);
-        lengths[b] = static_cast<int>(seq.size());
-        labels[b] = task.train.labels[order[b0 + b]];
-        tokens_seen += lengths[b];
-      }
-      const TokenBatch batch{tokens.data(), lengths.data(), labels.data(), B, L};
-      ++step;
-      model.zero_gradients();
-      const double loss = model.forward(batch, true, static_cast<std::uint64_t>(step), t.seed);
-      model.backward(batch);
-      const double norm = clip_gradient_norm(model.gradients(), t.clip_norm);
-      const double lr = scheduled_learning_rate(t.learning_rate, step, t.warmup_steps, total_steps,
-                                                t.min_learning_rate_ratio);
-      optimiser.step(model.parameters(), model.gradients(), lr);
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      recent_loss = step == 1 ? loss : 0.98 * recent_loss + 0.02 * loss;
-      if (!std::isfinite(loss))
-        throw std::runtime_error("training loss became non-finite at step " + std::to_string(step));
-      if (step % 50 == 0 || step == total_steps) {
-        log.add_row({double(epoch + 1), double(step), loss, lr, norm, tokens_seen / seconds});
-        std::ostringstream detail;
-        detail << "epoch " << epoch + 1 << "/" << epochs << " step " << step << " loss "
-               << std::setprecision(4) << recent_loss << " " << std::setprecision(0) << std::fixed
-               << tokens_seen / seconds << " tok/s";
-        bar.update(static_cast<double>(step), detail.str());
-      }
-    }
+    if (phase_a && epoch == warmup_epochs) run_phase();
+    trainer.run_epoch(task.train, epoch, on_log);
   }
-  if (!phase_a_done) run_phase();  // epochs = 0: Phase A on the initial network only
+  if (phase_a && epochs == warmup_epochs) run_phase();  // no Phase B epochs: Phase A only
   bar.finish();
-  result.final_loss = recent_loss;
-  result.seconds = seconds;
-  result.tokens_per_second = seconds > 0 ? tokens_seen / seconds : 0.0;
+  result.final_loss = trainer.smoothed_loss();
+  result.seconds = trainer.seconds();
+  result.tokens_per_second = trainer.tokens_per_second();
   result.evaluation =
       evaluate_conditions(model, task.evaluation, t.batch_size, config.evaluation.robustness,
                           config.evaluation.perturbation_seed);
   write_metrics(directory + "/metrics.csv", result.evaluation);
-  save_model_checkpoint(directory + "/model.h5", make_checkpoint(model, config, task));
+  save_model_checkpoint(
+      directory + "/model.h5",
+      classifier_checkpoint(model, variant.name(), task.dataset, task.vocabulary));
   return result;
 }
 
@@ -226,18 +197,23 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
       raw << ',' << r.result.tokens_per_second << '\n';
     }
   std::ofstream md(dir + "/comparison.md");
-  std::ofstream plot(dir + "/comparison_plot.dat");
-  plot << "# variant";
-  for (const auto& d : datasets) plot << ' ' << d << "_mean " << d << "_std";
-  plot << '\n';
-  std::map<std::string, std::map<std::string, std::pair<double, double>>>
-      accuracy;  // variant → dataset
+  Panel bars;  // clean accuracy: a group per variant, a bar per data set
+  bars.y_label = "accuracy";
+  bars.categories = variants;
   for (const auto& d : datasets) {
+    Curve curve{d, {}, std::vector<double>(variants.size(), std::nan("")), {}, Curve::Style::points,
+                -1};
+    curve.error.assign(variants.size(), 0.0);
+    bars.curves.push_back(curve);
+  }
+  for (std::size_t di = 0; di < datasets.size(); ++di) {
+    const std::string& d = datasets[di];
     md << "### " << d
        << "\n\n| variant | accuracy | MCC | ECE | log loss | Brier | acc. word drop 10% | acc. "
           "word drop 20% | acc. swaps |\n"
        << "|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& v : variants) {
+    for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+      const std::string& v = variants[vi];
       std::map<std::string, std::vector<std::vector<double>>> by_condition;
       for (const auto& r : rows)
         if (r.dataset == d && r.variant == v)
@@ -259,40 +235,21 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
       const double mean = std::accumulate(acc.begin(), acc.end(), 0.0) / acc.size();
       double var = 0.0;
       for (double x : acc) var += (x - mean) * (x - mean);
-      accuracy[v][d] = {mean, acc.size() > 1 ? std::sqrt(var / (acc.size() - 1)) : 0.0};
+      bars.curves[di].y[vi] = mean;
+      bars.curves[di].error[vi] = acc.size() > 1 ? std::sqrt(var / (acc.size() - 1)) : 0.0;
     }
     md << "\n";
   }
-  for (const auto& v : variants) {
-    plot << v;
-    for (const auto& d : datasets)
-      plot << ' ' << accuracy[v][d].first << ' ' << accuracy[v][d].second;
-    plot << '\n';
-  }
-  plot.close();
-  std::ofstream script(dir + "/comparison.gp");
-  script << "set terminal pngcairo size 1000,500 noenhanced\nset output '" << dir
-         << "/comparison.png'\n"
-         << "set title 'clean accuracy (mean ± std over seeds)'\nset style data histogram\n"
-         << "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
-         << "set xtics rotate by -30\nset ylabel 'accuracy'\nset key top left\nset yrange [0:1]\n"
-         << "plot ";
-  for (std::size_t i = 0; i < datasets.size(); ++i)
-    script << (i ? ", " : "") << "'" << dir << "/comparison_plot.dat' using " << 2 + 2 * i << ":"
-           << 3 + 2 * i << (i ? "" : ":xtic(1)") << " title '" << datasets[i] << "'";
-  script << "\n";
-  script.close();
-  if (std::system(("gnuplot '" + dir + "/comparison.gp' 2>/dev/null").c_str()) != 0)
-    std::cerr << "cpm train: gnuplot failed; the table is in " << dir << "/comparison.md\n";
+  draw_figure({dir + "/comparison.png", "clean accuracy (mean ± std over seeds)", {bars}});
 }
 
 }  // namespace
 
 void run_train_command(const TrainConfig& config, const TrainOptions& options) {
-  prepare_output_directory(config.output_directory, options.overwrite);
   const std::string root = config.output_directory;
   if (!config.is_experiment()) {
-    const AttentionTask task = load_attention_task(config.data);
+    const AttentionTask task = load_attention_task(config.data);  // bad data stops here
+    prepare_output_directory(root, options.overwrite);
     const TrainResult r = train_attention_model(config, task, root, options.progress);
     std::cout << task.dataset << " " << task.evaluation_split << ", " << config.model.variant.name()
               << ", " << std::fixed << std::setprecision(0) << r.tokens_per_second
@@ -304,12 +261,21 @@ void run_train_command(const TrainConfig& config, const TrainOptions& options) {
   const ExperimentConfig& e = config.experiment;
   const std::vector<std::string> datasets =
       e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
-  std::vector<RunRow> rows;
+  std::vector<DataConfig> data_configs;
+  std::vector<AttentionTask> tasks;  // every data set is read before anything is written
   for (const auto& dataset : datasets) {
     DataConfig data = config.data;
     if (dataset != data.dataset) data.directory.clear();
     data.dataset = dataset;
-    const AttentionTask task = load_attention_task(data);
+    data_configs.push_back(data);
+    tasks.push_back(load_attention_task(data));
+  }
+  prepare_output_directory(root, options.overwrite);
+  std::vector<RunRow> rows;
+  for (std::size_t k = 0; k < datasets.size(); ++k) {
+    const std::string& dataset = datasets[k];
+    const DataConfig& data = data_configs[k];
+    const AttentionTask& task = tasks[k];
     for (const auto& variant : e.variants)
       for (const auto seed : e.seeds) {
         TrainConfig run = config;
@@ -342,22 +308,18 @@ void run_eval_command(const TrainConfig& config, const std::string& checkpoint_p
   const int vocabulary = checkpoint.vocabulary.empty()
                              ? task.vocabulary_size
                              : static_cast<int>(checkpoint.vocabulary.size());
-  const ModelShape expected = model_shape(config, vocabulary, task.classes, task.max_length);
-  require_same_shape(expected, checkpoint.shape, path);
+  const ModelShape shape = checkpoint_shape(checkpoint, path);
+  require_same_shape(model_shape(config, vocabulary, task.classes, task.max_length), shape, path);
   const int length =
       static_cast<int>(std::min<std::size_t>(task.max_length, task.evaluation.max_length()));
-  TransformerClassifier<float> model(checkpoint.shape, config.training.batch_size, length);
-  if (checkpoint.parameters.size() != model.parameters().size() ||
-      checkpoint.particles.size() != model.particles().size())
-    throw InputError(path +
-                      ": parameter count does not match the model shape (damaged checkpoint)");
-  model.parameters() = checkpoint.parameters;
-  model.particles() = checkpoint.particles;
+  TransformerClassifier<float> model(shape, config.training.batch_size, length);
+  load_weights(model, checkpoint, path);
   const auto conditions =
       evaluate_conditions(model, task.evaluation, config.training.batch_size,
                           config.evaluation.robustness, config.evaluation.perturbation_seed);
   std::cout << task.dataset << " " << task.evaluation_split << " (" << task.evaluation.size()
-            << " examples), " << checkpoint.variant << " from " << path << "\n";
+            << " examples), " << checkpoint_text(checkpoint, "variant", path) << " from " << path
+            << "\n";
   print_metrics(std::cout, conditions);
 }
 
@@ -365,17 +327,13 @@ void run_predict_command(const std::string& path, const std::vector<std::string>
   const ModelCheckpoint checkpoint = load_model_checkpoint(path);
   if (checkpoint.vocabulary.empty())
     throw InputError(path + ": this model reads pixel sequences, not text (use cpm eval)");
-  TransformerClassifier<float> model(checkpoint.shape, 1, checkpoint.shape.max_length);
-  if (checkpoint.parameters.size() != model.parameters().size() ||
-      checkpoint.particles.size() != model.particles().size())
-    throw InputError(path +
-                      ": parameter count does not match the model shape (damaged checkpoint)");
-  model.parameters() = checkpoint.parameters;
-  model.particles() = checkpoint.particles;
-  const int K = checkpoint.shape.classes;
+  const ModelShape shape = checkpoint_shape(checkpoint, path);
+  TransformerClassifier<float> model(shape, 1, shape.max_length);
+  load_weights(model, checkpoint, path);
+  const int K = shape.classes;
   for (const auto& text : texts) {
-    std::vector<int> tokens = encode_text(checkpoint.vocabulary, text, checkpoint.shape.max_length,
-                                          checkpoint.dataset == "qqp");
+    std::vector<int> tokens = encode_text(checkpoint.vocabulary, text, shape.max_length,
+                                          checkpoint_text(checkpoint, "dataset", path) == "qqp");
     const int length = static_cast<int>(tokens.size());
     model.forward({tokens.data(), &length, nullptr, 1, length});
     int best = 0;

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/random_stream.hpp"
-#include "learning/synthetic_tasks.hpp"
 #include "io/input_error.hpp"
+#include "learning/synthetic_tasks.hpp"
 
 namespace cpm {
 
@@ -23,29 +23,29 @@ void read_pair(const std::string& images_path, const std::string& labels_path, I
   labels = idx_labels(read_idx(labels_path), labels_path);
   if (labels.size() != images.shape[0])
     throw InputError(labels_path + ": " + std::to_string(labels.size()) +
-                      " labels do not match the " + std::to_string(images.shape[0]) + " rows of " +
-                      images_path);
+                     " labels do not match the " + std::to_string(images.shape[0]) + " rows of " +
+                     images_path);
 }
 
 // Rows of an image array: all of them, or `count` drawn without replacement.
 LabelledData subsample(const IdxArray& images, const Eigen::VectorXi& labels, Eigen::Index count,
-                       int classes, std::uint64_t seed, std::uint64_t family) {
+                       int classes, std::uint64_t seed, std::uint64_t replica) {
   const Eigen::Index n = images.shape[0];
   const Eigen::Index per_row =
       static_cast<Eigen::Index>(images.data.size()) / std::max<Eigen::Index>(n, 1);
-  std::vector<Eigen::Index> rows(static_cast<std::size_t>(n));
-  std::iota(rows.begin(), rows.end(), Eigen::Index{0});
   const Eigen::Index take = count == 0 ? n : std::min(count, n);
-  RandomStream s(seed, RandomPurpose::experiment, family, 0);
-  for (Eigen::Index r = 0; r < take && take < n; ++r)
-    std::swap(rows[r],
-              rows[r + std::min(static_cast<Eigen::Index>(s.uniform() * (n - r)), n - r - 1)]);
+  std::vector<std::size_t> rows(static_cast<std::size_t>(n));
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  if (take < n) {
+    RandomStream s(seed, RandomPurpose::image_subsample, replica, 0);
+    shuffle_prefix(rows, static_cast<std::size_t>(take), s);
+  }
   LabelledData d;
   d.classes = classes;
   d.x.resize(take, per_row);
   d.y.resize(take);
   for (Eigen::Index r = 0; r < take; ++r) {
-    const Eigen::Index i = rows[r];
+    const auto i = static_cast<Eigen::Index>(rows[r]);
     for (Eigen::Index j = 0; j < per_row; ++j) d.x(r, j) = images.data[i * per_row + j] / 255.0;
     d.y[r] = labels[i];
   }
@@ -90,8 +90,8 @@ int KernelDataSource::dim() const {
 DataSplit KernelDataSource::split(double label_noise, std::uint64_t seed) const {
   DataSplit split;
   if (is_image_task(config_)) {
-    split.train = subsample(train_images_, train_labels_, config_.train_size, classes_, seed, 31);
-    split.test = subsample(test_images_, test_labels_, config_.test_size, classes_, seed, 32);
+    split.train = subsample(train_images_, train_labels_, config_.train_size, classes_, seed, 0);
+    split.test = subsample(test_images_, test_labels_, config_.test_size, classes_, seed, 1);
     apply_label_noise(split.train.y, classes_, label_noise, seed);
   } else {
     SyntheticTask t;

@@ -9,8 +9,6 @@
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
 #include "experiments/model_builder.hpp"
-#include "solvers/force_field.hpp"
-#include "solvers/langevin.hpp"
 
 namespace cpm {
 
@@ -44,14 +42,9 @@ Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
   const Domain domain = std::isinf(s.radius) ? Domain::whole_space(d)
                                              : Domain::ball(Eigen::VectorXd::Zero(d), s.radius);
   auto potential = std::make_shared<AlignmentPotential>(x, targets, map, s.alignment);
-
-  RunConfig interaction_config;  // the interaction sum is chosen as for `cpm run`
-  interaction_config.domain = domain;
-  interaction_config.interaction.kernel = s.kernel;
-  interaction_config.interaction.lambda = s.lambda;
-  interaction_config.interaction.method = s.interaction_method;
-  ForceField forces(potential, make_interaction_sum(interaction_config), s.lambda);
-  LangevinIntegrator langevin(forces, domain, {s.step, s.beta, s.seed, 0});
+  const ParticleSystem system = build_particle_system(
+      {domain, potential, s.repulsion, s.dynamics, initial.rows(), s.seed, s.source, "repulsion"},
+      0);
 
   Eigen::MatrixXd diagnostic_targets = targets;
   if (s.alignment.centred) centre_targets(diagnostic_targets);
@@ -65,14 +58,15 @@ Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
   Particles particles(std::move(initial));
   domain.project_all(particles.positions);
   record(0, particles.positions);
-  for (int step = 1; step <= s.steps; ++step) {
+  const int steps = s.dynamics.steps;
+  for (int step = 1; step <= steps; ++step) {
     potential->select_batch(static_cast<std::uint64_t>(step - 1));
-    langevin.step(particles);
+    system.integrator->advance_to(particles, step * s.dynamics.step);
     if (!particles.positions.allFinite())
       throw std::runtime_error("kernel learning: particles became non-finite at step " +
                                std::to_string(step) +
                                " (reduce dynamics.step, or use a mollified repulsion)");
-    if (step % s.record_every == 0 || step == s.steps) record(step, particles.positions);
+    if (step % s.record_every == 0 || step == steps) record(step, particles.positions);
   }
   return particles.positions;
 }
@@ -117,7 +111,7 @@ std::vector<Eigen::Index> sample_indices(const Eigen::VectorXd& q, Eigen::Index 
   double total = 0.0;
   for (Eigen::Index j = 0; j < q.size(); ++j) cumulative[j] = (total += q[j]);
   std::vector<Eigen::Index> out(static_cast<std::size_t>(count));
-  RandomStream s(seed, RandomPurpose::experiment, 21, 0);
+  RandomStream s(seed, RandomPurpose::importance_draws, 0, 0);
   for (auto& index : out) {
     const double u = s.uniform() * total;
     index = std::min<Eigen::Index>(

@@ -16,23 +16,20 @@
 #include <string>
 #include <vector>
 
+#include "config/model_sections.hpp"
 #include "physics/alignment.hpp"
 #include "physics/feature_maps.hpp"
-#include "physics/riesz_kernel.hpp"
 
 namespace cpm {
 
 struct LearningSettings {
-  AlignmentSettings alignment;  // γ, centring, mini-batch
-  InteractionKernel kernel = InteractionKernel::power(1.0);
-  double lambda = 1.0;  // repulsion strength λ (0: none)
-  std::string interaction_method = "direct";
-  double step = 0.05;  // η
-  double beta = std::numeric_limits<double>::infinity();
-  double radius = std::numeric_limits<double>::infinity();  // D: ball about 0, or R^d
-  int steps = 200;
+  AlignmentSettings alignment;                                           // γ, centring, mini-batch
+  InteractionConfig repulsion{.kernel = InteractionKernel::power(1.0)};  // λ = 0: none
+  DynamicsConfig dynamics{.step = 0.05, .steps = 200};                   // η, β, steps
+  double radius = std::numeric_limits<double>::infinity();               // D: ball about 0, or R^d
   int record_every = 10;
   std::uint64_t seed = 1;  // Langevin noise
+  std::string source;      // the configuration, for error messages
 };
 
 struct PairwiseDistanceSummary {

@@ -10,6 +10,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "io/number_format.hpp"
+#include "viz/plot.hpp"
+
 namespace cpm {
 
 MeanStd mean_std(const std::vector<double>& v) {
@@ -72,43 +75,28 @@ std::string pm(const MeanStd& m, int digits = 3) {
   return o.str();
 }
 
+// Test accuracy against N, one panel per label-noise level, mean ± std over seeds per method.
 void write_plot(const KernelConfig& config, const std::vector<KernelSummaryRow>& rows) {
-  const std::string dir = config.output_directory + "/";
-  const auto& noises = config.data.label_noise;
-  const auto& methods = config.baselines.methods;
-  std::ofstream data(dir + "accuracy_vs_n.dat");
-  data << std::setprecision(10);
-  // One gnuplot data block per (noise, method): n, mean accuracy, std.
-  for (double noise : noises)
-    for (const auto& method : methods) {
-      data << "# label_noise=" << noise << " method=" << method << '\n';
+  Figure figure{config.output_directory + "/accuracy_vs_n.png", "test accuracy against N", {}, 0};
+  for (double noise : config.data.label_noise) {
+    Panel p;
+    p.title = "label noise " + format_number(100 * noise, 3) + "%";
+    p.x_label = "number of features N";
+    p.y_label = "test accuracy";
+    p.log_x = true;
+    for (const auto& method : config.baselines.methods) {
+      Curve c{method, {}, {}, {}, Curve::Style::lines_points, -1};
       for (const auto& r : rows)
-        if (r.label_noise == noise && r.method == method)
-          data << r.n << ' ' << r.accuracy.mean << ' ' << r.accuracy.std << '\n';
-      data << "\n\n";
+        if (r.label_noise == noise && r.method == method) {
+          c.x.push_back(static_cast<double>(r.n));
+          c.y.push_back(r.accuracy.mean);
+          c.error.push_back(r.accuracy.std);
+        }
+      p.curves.push_back(c);
     }
-  data.close();
-  std::ofstream gp(dir + "accuracy_vs_n.gp");
-  gp << "set terminal pngcairo size " << 560 * noises.size() << ",440 noenhanced font 'sans,10'\n"
-     << "set output 'accuracy_vs_n.png'\n"
-     << "set multiplot layout 1," << noises.size() << "\n"
-     << "set logscale x 2\nset xlabel 'number of features N'\nset ylabel 'test accuracy'\n"
-     << "set key bottom right\nset grid\n";
-  int block = 0;
-  for (double noise : noises) {
-    gp << "set title 'label noise " << std::round(100 * noise) << "%'\nplot ";
-    for (std::size_t m = 0; m < methods.size(); ++m, ++block)
-      gp << (m ? ", " : "") << "'accuracy_vs_n.dat' index " << block
-         << " using 1:2:3 with yerrorlines lw 2 title '" << methods[m] << "'";
-    gp << '\n';
+    figure.panels.push_back(p);
   }
-  gp << "unset multiplot\n";
-  gp.close();
-  const std::string command =
-      "cd '" + config.output_directory + "' && gnuplot accuracy_vs_n.gp 2>/dev/null";
-  if (std::system(command.c_str()) != 0)
-    std::fprintf(stderr,
-                 "cpm kernel: gnuplot failed or is not installed; accuracy_vs_n.png not written\n");
+  draw_figure(figure);
 }
 
 }  // namespace

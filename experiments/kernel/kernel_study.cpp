@@ -9,9 +9,9 @@
 #include "core/feature_initialisation.hpp"
 #include "experiments/kernel/kernel_datasets.hpp"
 #include "experiments/kernel/kernel_report.hpp"
-#include "learning/linear_classifier.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
+#include "learning/linear_classifier.hpp"
 
 namespace cpm {
 
@@ -33,15 +33,13 @@ ClassifierSettings classifier_settings(const KernelClassifierConfig& c) {
 LearningSettings learning_settings(const KernelConfig& c, double lambda, std::uint64_t seed) {
   LearningSettings s;
   s.alignment = {c.alignment.gamma, c.alignment.centred, c.alignment.batch_size, seed};
-  s.kernel = c.repulsion.kernel;
-  s.lambda = lambda;
-  s.interaction_method = c.repulsion.method;
-  s.step = c.dynamics.step;
-  s.beta = c.dynamics.beta;
-  s.radius = c.dynamics.radius;
-  s.steps = c.dynamics.steps;
-  s.record_every = c.dynamics.record_every;
+  s.repulsion = c.repulsion;
+  s.repulsion.lambda = lambda;
+  s.dynamics = c.dynamics;
+  s.radius = c.learning.radius;
+  s.record_every = c.learning.record_every;
   s.seed = seed;
+  s.source = c.source;
   return s;
 }
 
@@ -50,6 +48,7 @@ LearningSettings learning_settings(const KernelConfig& c, double lambda, std::ui
 std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
                                               const KernelStudyOptions& options) {
   const KernelDataSource source(config.data);  // reads data files: bad input stops here
+  check_interaction_dimension(config.repulsion, source.dim(), config.source, "repulsion");
   prepare_output_directory(config.output_directory, options.overwrite);
   const std::string dir = config.output_directory + "/";
   std::ofstream results_csv(dir + "results.csv"), diagnostics_csv(dir + "diagnostics.csv");

@@ -1,27 +1,43 @@
 #pragma once
-// `cpm run` without a [grid] section: evolve the particle system from its initial law (or from
-// a checkpoint) and record its observables.
+// `cpm run` without a [grid] section: the particle system evolves from its initial law (or from
+// a checkpoint) and records its energy terms, radial extent, mean and covariance.
 #include <string>
 #include <vector>
 
 #include "config/run_config.hpp"
+#include "experiments/model_builder.hpp"
+#include "experiments/run/run_loop.hpp"
 
 namespace cpm {
 
-struct RunOptions {
-  bool overwrite = false;
-  bool progress = true;
-  std::string restart;  // a run.h5 to continue from (experiments/run/run_restart.hpp); empty: t = 0
+class ParticleRun final : public RunSystem {
+ public:
+  explicit ParticleRun(const RunConfig& config);
+
+  void advance_to(double t) override {
+    system_.integrator->advance_to(particles_, t);
+    time_ = t;
+  }
+  void restore(const Checkpoint& checkpoint) override;
+  IntegratorState save_state() const override { return system_.integrator->save_state(); }
+  std::vector<std::string> columns() const override;
+  std::vector<double> measure() override;
+  std::string headline() const override { return "energy_total"; }
+  std::string table_name() const override { return "observables.csv"; }
+  Particles& particles() override { return particles_; }
+  ForceField& forces() override { return *system_.forces; }
+  const ParticleIntegrator& particle_integrator() const override { return *system_.integrator; }
+  void draw_figures(const std::string& directory) const override;
+
+ private:
+  RunConfig config_;
+  ParticleSystem system_;
+  Particles particles_;
+  double time_ = 0.0;  // the time advanced to (the integrator's clock may differ in the last bit)
 };
 
 // Writes into config.output.directory: observables.csv (one row per output time), run.h5
 // (H5MD), run.pvd (ParaView), observables.png and run_info.txt.
 void run_particles(const RunConfig& config, const RunOptions& options);
-
-// Plots `columns` of a run's table against time into `png`. Without gnuplot it says so on
-// standard error and returns: the table is complete without the plot.
-void plot_observables(const std::string& csv, const std::string& png,
-                      const std::vector<std::string>& columns, const std::string& title,
-                      const std::string& y_label, bool log_y);
 
 }  // namespace cpm

@@ -49,7 +49,8 @@ ParameterSet run_parameters(const RunConfig& c) {
   p.set("interaction.lambda", c.interaction.lambda);
   p.set("interaction.method", c.interaction.method);
   if (c.interaction.method == "mesh")
-    p.set("interaction.mesh_near_cells", static_cast<std::int64_t>(mesh_near_cells(c)));
+    p.set("interaction.mesh_near_cells",
+          static_cast<std::int64_t>(mesh_near_cells(c.interaction, c.domain.dim())));
   p.set("initial.law", c.initial.describe());
   p.set("dynamics.beta", c.dynamics.beta);
   p.set("dynamics.integrator", c.dynamics.integrator);

@@ -15,11 +15,9 @@
 #include "experiments/model_builder.hpp"
 #include "experiments/run/run_restart.hpp"
 #include "io/input_error.hpp"
-#include "io/csv_table.hpp"
-#include "io/output_directory.hpp"
-#include "io/progress.hpp"
+#include "io/number_format.hpp"
 #include "solvers/grid_density.hpp"
-#include "viz/gnuplot_plot.hpp"
+#include "viz/plot.hpp"
 
 namespace cpm {
 
@@ -28,12 +26,6 @@ namespace {
 // Cell averages of the [initial] law must hold its mass: otherwise the grid would start from a
 // renormalised, truncated law while the particles start from the full one.
 constexpr double kLawMassTolerance = 1e-3;
-
-std::string format(double value) {
-  std::ostringstream o;
-  o << std::setprecision(4) << value;
-  return o.str();
-}
 
 void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSolver& solver) {
   const GridConfig& g = *config.grid;
@@ -45,14 +37,14 @@ void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSo
       throw InputError(
           config.source +
           ": grid: grid too small for the initial law: its cells inside the domain hold " +
-          format(100.0 * held) + "% of the mass; enlarge grid.lower/grid.upper");
+          format_number(100.0 * held) + "% of the mass; enlarge grid.lower/grid.upper");
   }
   if (g.step > 0.0) {
     const double bound = solver.stable_step();
     if (g.step > bound)
-      throw InputError(config.source + ": grid.step: " + format(g.step) +
-                        " exceeds the stability bound " + format(bound) +
-                        " of the initial density (CFL, diffusion and interaction limits)");
+      throw InputError(config.source + ": grid.step: " + format_number(g.step) +
+                       " exceeds the stability bound " + format_number(bound) +
+                       " of the initial density (CFL, diffusion and interaction limits)");
   }
 }
 
@@ -61,11 +53,10 @@ void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSo
 SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
   if (!config_.grid) throw std::invalid_argument("a side-by-side run needs a [grid] section");
   const Grid grid = make_grid(config_);
-  forces_ = make_force_field(config_);
-  solver_ = make_grid_solver(config_, grid, forces_->potential());
+  system_ = build_particle_system(particle_system_spec(config_), 0);
+  solver_ = make_grid_solver(config_, grid, system_.forces->potential());
   check_grid_inputs(config_, grid, *solver_);
   particles_ = sample_initial_particles(config_, grid, solver_->density(), config_.n, 0);
-  integrator_ = make_integrator(config_, *forces_, 0);
   directions_ = slicing_directions(grid.dim(), config_.grid->directions);
   bandwidth_ = config_.grid->mmd_bandwidth > 0.0 ? config_.grid->mmd_bandwidth
                                                  : (grid.upper() - grid.lower()).minCoeff() / 20.0;
@@ -73,7 +64,7 @@ SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
 
 void SideBySideRun::restore(const Checkpoint& checkpoint) {
   particles_.positions = checkpoint.positions;
-  integrator_->restore_state(checkpoint.state.solver_state);
+  system_.integrator->restore_state(checkpoint.state.solver_state);
   const double grid_steps = state_entry(checkpoint.state.solver_state, "grid.steps");
   solver_->set_state(
       McKeanVlasovSolver::State(checkpoint.density.begin(), checkpoint.density.end()),
@@ -82,20 +73,24 @@ void SideBySideRun::restore(const Checkpoint& checkpoint) {
 }
 
 IntegratorState SideBySideRun::save_state() const {
-  IntegratorState state = integrator_->save_state();
+  IntegratorState state = system_.integrator->save_state();
   state["grid.time"] = solver_->time();
   state["grid.steps"] = static_cast<double>(solver_->steps_taken());
   return state;
 }
 
 void SideBySideRun::advance_to(double t) {
-  integrator_->advance_to(particles_, t);
-  if (!particles_.positions.allFinite())
-    throw std::runtime_error(
-        "particle positions became non-finite before t = " + std::to_string(t) +
-        " (singular kernel with too large a step: reduce dynamics.step, or "
-        "use the mollified kernel with noise)");
+  system_.integrator->advance_to(particles_, t);
   solver_->advance_to(t);
+}
+
+std::string SideBySideRun::info() const {
+  std::ostringstream o;
+  o << "grid_cells = " << grid().cells().transpose()
+    << "\ngrid_lower = " << grid().lower().transpose()
+    << "\ngrid_upper = " << grid().upper().transpose() << "\nmmd_bandwidth = " << bandwidth_
+    << '\n';
+  return o.str();
 }
 
 std::vector<std::string> SideBySideRun::columns() const {
@@ -125,7 +120,7 @@ std::vector<double> SideBySideRun::measure() {
   const Eigen::MatrixXd& x = particles_.positions;
   const std::vector<double>& rho = solver_->density();
   const int d = grid().dim();
-  const EnergyTerms e = forces_->energy(x);
+  const EnergyTerms e = system_.forces->energy(x);
   const GridEnergy g = solver_->energy();
   std::vector<double> row = {time(),        e.external, e.interaction,   e.total(),      g.external,
                              g.interaction, g.entropy,  g.free_energy(), solver_->mass()};
@@ -148,54 +143,21 @@ std::vector<double> SideBySideRun::measure() {
   return row;
 }
 
-void run_side_by_side(const RunConfig& config, const RunOptions& options) {
-  SideBySideRun run(config);  // validates every input before anything is written
-  const double start = restore_from(config, options.restart,
-                                    [&](const Checkpoint& checkpoint) { run.restore(checkpoint); });
-  prepare_output_directory(config.output.directory, options.overwrite);
-  const std::string dir = config.output.directory + "/";
-  std::ofstream(dir + "run_info.txt")
-      << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
-      << "\ninteraction_method = " << run.forces().interaction().name()
-      << "\ngrid_cells = " << run.grid().cells().transpose()
-      << "\ngrid_lower = " << run.grid().lower().transpose()
-      << "\ngrid_upper = " << run.grid().upper().transpose()
-      << "\nmmd_bandwidth = " << run.mmd_bandwidth()
-      << (options.restart.empty() ? "" : "\nrestart = " + options.restart) << '\n';
-
-  const std::vector<std::string> columns = run.columns();
-  CsvTable table(dir + "side_by_side.csv", columns);
-  const bool one_dimensional = run.grid().dim() == 1;
-  const std::string headline_name = one_dimensional ? "w1" : "sliced_w2";
-  const std::size_t headline =
-      std::find(columns.begin(), columns.end(), headline_name) - columns.begin();
-  RunOutput output(config, &run.grid(), options.overwrite);  // run.h5 (H5MD) and run.pvd
-  const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time
-  Eigen::MatrixXd drift;
-  Progress progress("cpm run (particles and grid)", config.dynamics.t_end, options.progress);
-  for (const double t : output_times(config.dynamics, start)) {
-    run.advance_to(t);
-    const std::vector<double> row = run.measure();
-    table.add_row(row);
-    run.forces().compute(run.particles().positions, drift, nullptr);
-    output.write_frame(static_cast<std::int64_t>(run.particle_integrator().steps_taken()), t,
-                       run.particles().positions, drift, observables,
-                       std::vector<double>(row.begin() + 1, row.end()),
-                       &run.grid_solver().density(), &run.grid_solver().interaction_potential(),
-                       run.save_state());
-    progress.update(t, "t=" + format(t) + " " + columns[headline] + "=" + format(row[headline]));
-  }
-  progress.finish("output in " + config.output.directory);
-
-  const std::string title = "particles (N = " + std::to_string(config.n) + ") and grid";
+void SideBySideRun::draw_figures(const std::string& dir) const {
+  const std::string title = "particles (N = " + std::to_string(config_.n) + ") and grid";
   plot_observables(dir + "side_by_side.csv", dir + "side_by_side.png",
-                   one_dimensional ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
-                                   : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"},
+                   grid().dim() == 1 ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
+                                     : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"},
                    title + ": distance of the empirical measure to the density", "distance", true);
   plot_observables(dir + "side_by_side.csv", dir + "energies.png",
                    {"particle_energy_external", "grid_energy_external",
                     "particle_energy_interaction", "grid_energy_interaction"},
                    title + ": energy terms", "energy", false);
+}
+
+void run_side_by_side(const RunConfig& config, const RunOptions& options) {
+  SideBySideRun run(config);  // validates every input before anything is written
+  run_loop(config, options, run);
 }
 
 }  // namespace cpm

@@ -1,25 +1,26 @@
 #pragma once
 // `cpm run` with a [grid] section: the N-particle system and the McKean–Vlasov grid solver evolve
 // from the same initial law (particles drawn from ρ_0) on one clock, and at every output time the
-// runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in 1D,
-// sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
+// runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in
+// 1D, sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
 // energy terms and the grid's free energy.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "config/run_config.hpp"
 #include "core/grid.hpp"
 #include "core/particles.hpp"
-#include "experiments/run/particle_run.hpp"
+#include "experiments/model_builder.hpp"
+#include "experiments/run/run_loop.hpp"
 #include "io/h5md_reader.hpp"
-#include "config/run_config.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/mckean_vlasov.hpp"
 #include "solvers/particle_integrator.hpp"
 
 namespace cpm {
 
-class SideBySideRun {
+class SideBySideRun final : public RunSystem {
  public:
   // Builds both systems at t = 0. Throws InputError (one line, exit code 2) for a fixed grid
   // step above the stability bound of ρ_0, for an initial law whose mass the grid's cells inside
@@ -28,33 +29,41 @@ class SideBySideRun {
 
   // Continues from a checkpoint of the same configuration (experiments/run/run_restart.hpp): the
   // particles' positions, the grid density, and both solvers' clocks and counters.
-  void restore(const Checkpoint& checkpoint);
+  void restore(const Checkpoint& checkpoint) override;
   // Both solvers' state for a checkpoint: the particle integrator's entries and "grid.time",
   // "grid.steps".
-  IntegratorState save_state() const;
+  IntegratorState save_state() const override;
 
   // Advances the particles and the grid solver to time t ≥ time().
-  void advance_to(double t);
+  void advance_to(double t) override;
   double time() const { return solver_->time(); }
 
   // The names of the values measure() returns, in order; "w1" and "w2" only when d = 1.
-  std::vector<std::string> columns() const;
+  std::vector<std::string> columns() const override;
   // Everything recorded at the current time (one row of the run's table).
-  std::vector<double> measure();
+  std::vector<double> measure() override;
+  std::string headline() const override { return grid().dim() == 1 ? "w1" : "sliced_w2"; }
+  std::string table_name() const override { return "side_by_side.csv"; }
 
-  // The state, for output and checkpoints: particle positions, the grid density and W∗ρ
-  // (grid_solver().density(), .interaction_potential()), and the clock.
-  Particles& particles() { return particles_; }
+  // The state, for output and checkpoints: particle positions, the grid density and W∗ρ, and the
+  // clock.
+  Particles& particles() override { return particles_; }
   McKeanVlasovSolver& grid_solver() { return *solver_; }
-  ParticleIntegrator& particle_integrator() { return *integrator_; }
-  ForceField& forces() { return *forces_; }
+  const ParticleIntegrator& particle_integrator() const override { return *system_.integrator; }
+  ForceField& forces() override { return *system_.forces; }
   const Grid& grid() const { return solver_->grid(); }
+  const Grid* field_grid() const override { return &solver_->grid(); }
+  const std::vector<double>* density() const override { return &solver_->density(); }
+  const std::vector<double>* potential() const override {
+    return &solver_->interaction_potential();
+  }
   double mmd_bandwidth() const { return bandwidth_; }
+  std::string info() const override;
+  void draw_figures(const std::string& directory) const override;
 
  private:
   RunConfig config_;
-  std::unique_ptr<ForceField> forces_;
-  std::unique_ptr<ParticleIntegrator> integrator_;
+  ParticleSystem system_;
   std::unique_ptr<McKeanVlasovSolver> solver_;
   Particles particles_;
   Eigen::MatrixXd directions_;

@@ -12,54 +12,15 @@
 #include "experiments/run/run_output.hpp"
 #include "io/csv_table.hpp"
 #include "io/hdf5_table.hpp"
+#include "io/number_format.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
 #include "solvers/grid_density.hpp"
-#include "viz/gnuplot_plot.hpp"
+#include "viz/plot.hpp"
 
 namespace cpm {
 
 namespace {
-
-void read_convergence_section(TomlReader& root, ConvergenceConfig& c, int dim) {
-  TomlReader t = root.table("convergence");
-  if (t.has("ns")) {
-    for (double n : t.numbers("ns")) {
-      require(t, n >= 1 && n == std::floor(n), "ns", "must hold whole numbers of at least 1");
-      c.ns.push_back(static_cast<int>(n));
-    }
-  } else {  // log-spaced range
-    const auto lo = t.integer("n_min"), hi = t.integer("n_max"), count = t.integer("n_count", 4);
-    require(t, lo >= 1, "n_min", "must be at least 1");
-    require(t, hi >= lo, "n_max", "must be at least n_min");
-    require(t, count >= 1, "n_count", "must be at least 1");
-    for (std::int64_t i = 0; i < count; ++i) {
-      const double f = count == 1 ? 0.0 : double(i) / double(count - 1);
-      const int n = static_cast<int>(std::lround(lo * std::pow(double(hi) / lo, f)));
-      if (c.ns.empty() || n != c.ns.back()) c.ns.push_back(n);
-    }
-  }
-  require(t, !c.ns.empty(), "ns", "must not be empty");
-  c.replicas = static_cast<int>(t.integer("replicas", c.replicas));
-  require(t, c.replicas >= 2, "replicas", "must be at least 2");
-  const std::vector<std::string> defaults =
-      dim == 1 ? std::vector<std::string>{"w1", "w2", "l1", "energy"}
-               : std::vector<std::string>{"sw2", "mmd", "l1", "energy"};
-  c.metrics = t.strings("metrics", defaults);
-  require(t, !c.metrics.empty(), "metrics", "must not be empty");
-  for (const std::string& m : c.metrics) {
-    const std::vector<std::string> known = {"w1", "w2", "sw2", "mmd", "l1", "energy"};
-    require(t, std::find(known.begin(), known.end(), m) != known.end(), "metrics",
-            "unknown metric '" + m + "' (expected w1, w2, sw2, mmd, l1, energy)");
-    require(t, dim == 1 || (m != "w1" && m != "w2"), "metrics",
-            "w1 and w2 are exact in one dimension only; use sw2");
-  }
-  c.bootstrap = static_cast<int>(t.integer("bootstrap", c.bootstrap));
-  require(t, c.bootstrap >= 100, "bootstrap", "must be at least 100");
-  c.confidence = t.number("confidence", c.confidence);
-  require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
-  t.finish();
-}
 
 // The distances of one particle configuration to a grid density, in the order of c.metrics.
 struct MetricContext {
@@ -129,21 +90,50 @@ ParameterSet study_parameters(const ConvergenceConfig& c) {
   return p;
 }
 
+// One panel per metric at the final time: mean ± standard error over the replicas, the fitted
+// rate (dashed) with its slope and interval in the key, and the i.i.d. floor (dotted), all in the
+// metric's colour; N^{-1/2} through the first point for reference.
+Figure convergence_figure(const ConvergenceConfig& c, const ConvergenceResult& r,
+                          const std::string& png) {
+  const std::vector<double> ns(c.ns.begin(), c.ns.end());
+  const std::size_t last = r.times.size() - 1;
+  Figure figure{png, "particles against the PDE at t = " + format_number(r.times[last]), {}, 0};
+  for (std::size_t m = 0; m < c.metrics.size(); ++m) {
+    Panel p;
+    p.title = c.metrics[m];
+    p.x_label = "N";
+    p.y_label = "distance";
+    p.log_x = p.log_y = true;
+    Curve mean{c.metrics[m] + " (mean ± SE)", ns, {}, {}, Curve::Style::lines_points, 0};
+    Curve floor{"i.i.d. floor", ns, {}, {}, Curve::Style::dotted, 0};
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+      mean.y.push_back(r.summary[i][last][m].mean);
+      mean.error.push_back(r.summary[i][last][m].standard_error);
+      floor.y.push_back(r.floor[i][m].mean);
+    }
+    p.curves.push_back(mean);
+    if (!r.rates.empty()) {
+      const RateFit& fit = r.rates[m];
+      Curve line{"fit: slope " + format_number(fit.slope) + " [" + format_number(fit.slope_low) +
+                     ", " + format_number(fit.slope_high) + "]",
+                 ns,
+                 {},
+                 {},
+                 Curve::Style::dashed,
+                 0};
+      for (double n : ns) line.y.push_back(std::exp(fit.intercept) * std::pow(n, fit.slope));
+      p.curves.push_back(line);
+    }
+    p.curves.push_back(floor);
+    Curve reference{"N^-1/2", ns, {}, {}, Curve::Style::dotted, 6};
+    for (double n : ns) reference.y.push_back(mean.y.front() * std::sqrt(ns.front() / n));
+    p.curves.push_back(reference);
+    figure.panels.push_back(p);
+  }
+  return figure;
+}
+
 }  // namespace
-
-ConvergenceConfig parse_convergence_config(const std::string& text, const std::string& source) {
-  ConvergenceConfig c;
-  c.model = parse_study_config(text, source, [&](TomlReader& root) {
-    read_convergence_section(root, c, c.model.domain.dim());
-  });
-  if (!c.model.grid)
-    throw InputError(source + ": grid: a convergence study needs a [grid] section for the PDE");
-  return c;
-}
-
-ConvergenceConfig load_convergence_config(const std::string& path) {
-  return parse_convergence_config(read_text_file(path), path);
-}
 
 ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const ConvergenceConfig& c,
                                         bool overwrite, bool progress) {
@@ -189,18 +179,17 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
         const auto replica = static_cast<std::uint64_t>(id);
         Particles particles =
             sample_initial_particles(model, grid, initial_density, model.n, replica);
-        auto forces = make_force_field(model);
-        auto integrator = make_integrator(model, *forces, replica);
+        const ParticleSystem system = build_particle_system(particle_system_spec(model), replica);
         for (int k = 0; k < times; ++k) {
-          integrator->advance_to(particles, result.times[k]);
-          const EnergyTerms e = forces->energy(particles.positions);
+          system.integrator->advance_to(particles, result.times[k]);
+          const EnergyTerms e = system.forces->energy(particles.positions);
           measure(context, particles.positions, densities[k],
                   std::abs(e.external + e.interaction - grid_energy[k]), row + k * metrics);
         }
         // The floor: N i.i.d. draws from ρ_T (streams of replica total + id, unused above).
         const Particles iid = sample_from_density(grid, densities.back(), model.n, model.seed,
                                                   static_cast<std::uint64_t>(total + id));
-        const EnergyTerms e = forces->energy(iid.positions);
+        const EnergyTerms e = system.forces->energy(iid.positions);
         measure(context, iid.positions, densities.back(),
                 std::abs(e.external + e.interaction - grid_energy.back()), row + times * metrics);
       },
@@ -268,40 +257,7 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
   }
   write_hdf5_tables(dir + "convergence.h5", study_parameters(c), {{"convergence", columns, rows}});
 
-  // Log–log plot at the final time: each metric, its i.i.d. floor, the fitted line, N^{-1/2}.
-  std::vector<std::string> plot_columns = {"n"};
-  for (const auto& m : c.metrics) {
-    plot_columns.push_back(m);
-    plot_columns.push_back(m + "_floor");
-    if (nn >= 2) plot_columns.push_back(m + "_fit");
-  }
-  plot_columns.push_back("N^-1/2");
-  {
-    CsvTable final_table(dir + "convergence_final.csv", plot_columns);
-    for (std::size_t i = 0; i < nn; ++i) {
-      std::vector<double> row = {ns[i]};
-      for (int m = 0; m < metrics; ++m) {
-        row.push_back(result.summary[i][times - 1][m].mean);
-        row.push_back(result.floor[i][m].mean);
-        if (nn >= 2)
-          row.push_back(std::exp(result.rates[m].intercept) *
-                        std::pow(ns[i], result.rates[m].slope));
-      }
-      // The reference line through the first metric's first point.
-      row.push_back(result.summary[0][times - 1][0].mean * std::sqrt(ns[0] / ns[i]));
-      final_table.add_row(row);
-    }
-  }
-  TimeSeriesPlot plot{
-      dir + "convergence_final.csv",
-      dir + "convergence.png",
-      "n",
-      std::vector<std::string>(plot_columns.begin() + 1, plot_columns.end()),
-      true,
-      "Particles against the PDE at the final time (floor: i.i.d. samples of the PDE)",
-      "distance"};
-  plot.log_x = true;
-  plot_time_series(plot);
+  draw_figure(convergence_figure(c, result, dir + "convergence.png"));
   return result;
 }
 

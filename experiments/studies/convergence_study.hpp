@@ -8,25 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "config/study_config.hpp"
 #include "experiments/studies/rate_fit.hpp"
 #include "experiments/studies/replica_ensemble.hpp"
-#include "config/run_config.hpp"
 
 namespace cpm {
-
-struct ConvergenceConfig {
-  RunConfig model;  // needs a [grid] section; dynamics.outputs sets the comparison times
-  std::vector<int> ns;
-  int replicas = 16;
-  // Any of w1, w2 (d = 1), sw2, mmd (O(N²) per evaluation), l1, energy (|E_N − E_grid| for the
-  // external plus interaction terms). Default: w1 w2 l1 energy in 1D, sw2 mmd l1 energy otherwise.
-  std::vector<std::string> metrics;
-  int bootstrap = 1000;
-  double confidence = 0.95;
-};
-
-ConvergenceConfig parse_convergence_config(const std::string& toml_text, const std::string& source);
-ConvergenceConfig load_convergence_config(const std::string& path);
 
 struct MetricSummary {
   double mean = 0, std = 0, standard_error = 0;

@@ -9,61 +9,19 @@
 
 #include "core/initial_law.hpp"
 #include "experiments/model_builder.hpp"
-#include "experiments/studies/replica_ensemble.hpp"
 #include "experiments/run/run_output.hpp"
+#include "experiments/studies/replica_ensemble.hpp"
 #include "io/csv_table.hpp"
 #include "io/hdf5_table.hpp"
+#include "io/number_format.hpp"
 #include "io/output_directory.hpp"
-#include "solvers/langevin.hpp"
-#include "viz/gnuplot_plot.hpp"
+#include "viz/plot.hpp"
 
 namespace cpm {
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-void read_ldp_section(TomlReader& root, LdpConfig& c, int dim) {
-  TomlReader t = root.table("ldp");
-  const std::vector<double> ns = t.numbers("ns");
-  require(t, !ns.empty(), "ns", "must not be empty");
-  for (double n : ns) {
-    require(t, n >= 1 && n == std::floor(n), "ns", "must hold whole numbers of at least 1");
-    c.ns.push_back(static_cast<int>(n));
-  }
-  c.replicas = static_cast<int>(t.integer("replicas", c.replicas));
-  require(t, c.replicas >= 2, "replicas", "must be at least 2");
-  c.statistic = t.choice("statistic", {"mean", "energy", "w1"}, c.statistic);
-  c.deltas = t.numbers("deltas");
-  require(t, !c.deltas.empty(), "deltas", "must not be empty");
-  require(t, c.deltas.front() > 0.0, "deltas", "must be positive");
-  for (std::size_t i = 1; i < c.deltas.size(); ++i)
-    require(t, c.deltas[i] > c.deltas[i - 1], "deltas", "must be strictly increasing");
-  c.betas = t.numbers("betas", std::vector<double>{});
-  for (double b : c.betas)
-    require(t, b > 0.0 && std::isfinite(b), "betas", "must be positive and finite");
-  c.confidence = t.number("confidence", c.confidence);
-  require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
-  if (c.statistic == "w1")
-    require(t, dim == 1, "statistic", "w1 is computed in one dimension only");
-  t.finish();
-}
-
-void validate_model(const LdpConfig& c) {
-  const std::string& where = c.model.source;
-  if (c.betas.empty() && !std::isfinite(c.model.dynamics.beta))
-    throw InputError(where + ": dynamics.beta: must be finite for a large-deviation study");
-  if (c.model.dynamics.integrator != "langevin")
-    throw InputError(where +
-                      ": dynamics.integrator: a large-deviation study runs the Langevin dynamics");
-  if (c.statistic == "w1" &&
-      (c.model.potential.kind != "quadratic" ||
-       c.model.interaction.kernel.kind != InteractionKernel::Kind::quadratic ||
-       c.model.domain.kind() != Domain::Kind::whole_space))
-    throw InputError(where +
-                      ": ldp.statistic: w1 needs the Gaussian case (quadratic potential and "
-                      "kernel, whole space)");
-}
 
 // Closed forms for T = |x̄| when V = a|x|²/2 in the whole space: the centre of mass is an
 // Ornstein–Uhlenbeck process (pair forces cancel), stationary N(0, I/(βNa)), so
@@ -79,22 +37,14 @@ double replica_statistic(const LdpConfig& c, double beta, int n, std::uint64_t r
   model.dynamics.beta = beta;
   Particles particles = sample_particles(model.initial, n, model.seed, replica);
   model.domain.project_all(particles.positions);
-  auto forces = make_force_field(model);
-  LangevinIntegrator langevin(*forces, model.domain,
-                              LangevinParameters{model.dynamics.step, beta, model.seed, replica});
-  langevin.advance_to(particles, model.dynamics.t_end);
+  const ParticleSystem system = build_particle_system(particle_system_spec(model), replica);
+  system.integrator->advance_to(particles, model.dynamics.t_end);
   if (c.statistic == "mean") return particles.positions.colwise().mean().norm();
-  if (c.statistic == "energy") return forces->energy(particles.positions).total();
+  if (c.statistic == "energy") return system.forces->energy(particles.positions).total();
   const double a = model.potential.strength, kappa = model.interaction.kernel.kappa;
   const double sigma = 1.0 / std::sqrt(beta * (a + kappa * model.interaction.lambda));
   const Eigen::VectorXd x = particles.positions.col(0);
   return wasserstein1_to_normal(std::vector<double>(x.data(), x.data() + n), sigma);
-}
-
-std::string number_label(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
 }
 
 // The model's parameters (as in run.h5, without particles.n) and the study's own.
@@ -118,14 +68,14 @@ void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
   for (double beta : c.betas)
     for (int n : c.ns) {
       std::string tag = "N";  // appended piecewise: GCC 12 misreads "N" + std::to_string(n)
-      tag += std::to_string(n) + "_beta" + number_label(beta);
+      tag += std::to_string(n) + "_beta" + format_number(beta, 6);
       p_columns.push_back("P_" + tag);
       rate_columns.push_back("rate_" + tag);
     }
   const bool theory = mean_theory_applies(c);
   std::vector<std::string> theory_columns;
   if (theory)
-    for (double beta : c.betas) theory_columns.push_back("theory_beta" + number_label(beta));
+    for (double beta : c.betas) theory_columns.push_back("theory_beta" + format_number(beta, 6));
   std::vector<std::string> header = {"delta"};
   header.insert(header.end(), p_columns.begin(), p_columns.end());
   header.insert(header.end(), rate_columns.begin(), rate_columns.end());
@@ -142,41 +92,20 @@ void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
       wide.add_row(row);
     }
   }
-  TimeSeriesPlot tail_plot{dir + "ldp_wide.csv",
-                           dir + "ldp_tail_probability.png",
-                           "delta",
-                           p_columns,
-                           true,
-                           "Tail probability P(T > delta) of the " + c.statistic + " statistic",
-                           "P(T > delta)"};
-  plot_time_series(tail_plot);
-  std::vector<std::string> rate_and_theory = rate_columns;
-  rate_and_theory.insert(rate_and_theory.end(), theory_columns.begin(), theory_columns.end());
-  TimeSeriesPlot rate_plot{dir + "ldp_wide.csv",
-                           dir + "ldp_rate.png",
-                           "delta",
-                           rate_and_theory,
-                           false,
-                           "Empirical rate -(1/N) log P(T > delta)",
-                           "rate"};
-  plot_time_series(rate_plot);
+  draw_figure({dir + "ldp_tail_probability.png",
+               "Tail probability P(T > delta) of the " + c.statistic + " statistic",
+               {table_panel(dir + "ldp_wide.csv", "delta", p_columns, "P(T > delta)", true)}});
+  Panel rates = table_panel(dir + "ldp_wide.csv", "delta", rate_columns, "rate", false);
+  const Panel theory_lines =
+      table_panel(dir + "ldp_wide.csv", "delta", theory_columns, "rate", false);
+  for (Curve curve : theory_lines.curves) {
+    curve.style = Curve::Style::dashed;
+    rates.curves.push_back(curve);
+  }
+  draw_figure({dir + "ldp_rate.png", "Empirical rate -(1/N) log P(T > delta)", {rates}});
 }
 
 }  // namespace
-
-LdpConfig parse_ldp_config(const std::string& text, const std::string& source) {
-  LdpConfig c;
-  c.model = parse_study_config(text, source, [&](TomlReader& root) {
-    read_ldp_section(root, c, static_cast<int>(c.model.domain.dim()));
-  });
-  validate_model(c);
-  if (c.betas.empty()) c.betas = {c.model.dynamics.beta};
-  return c;
-}
-
-LdpConfig load_ldp_config(const std::string& path) {
-  return parse_ldp_config(read_text_file(path), path);
-}
 
 void wilson_interval(int k, int n, double z, double& low, double& high) {
   const double p = static_cast<double>(k) / n, z2n = z * z / n;

@@ -5,26 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "config/study_config.hpp"
 #include "experiments/studies/replica_ensemble.hpp"
-#include "config/run_config.hpp"
 
 namespace cpm {
-
-struct LdpConfig {
-  RunConfig model;  // dynamics.t_end is the burn-in time to stationarity
-  std::vector<int> ns;
-  std::vector<double> betas;  // defaults to {dynamics.beta}
-  int replicas = 1000;
-  // mean: |empirical mean| (the potential's minimum is the origin);
-  // energy: |E_N − its average over the replicas|;
-  // w1: W1 to the stationary Gaussian N(0, 1/(β(a + κ))) (1D Gaussian case only).
-  std::string statistic = "mean";
-  std::vector<double> deltas;
-  double confidence = 0.95;
-};
-
-LdpConfig parse_ldp_config(const std::string& toml_text, const std::string& source);
-LdpConfig load_ldp_config(const std::string& path);
 
 // One row per (β, N, δ).
 struct TailEstimate {

@@ -52,7 +52,7 @@ RateFit fit_rate(const std::vector<double>& ns, const std::vector<std::vector<do
   std::vector<double> log_d_star(ns.size());
   for (int b = 0; b < bootstrap_resamples; ++b) {
     for (std::size_t i = 0; i < ns.size(); ++i) {
-      RandomStream stream(seed, RandomPurpose::experiment, static_cast<std::uint64_t>(b), i);
+      RandomStream stream(seed, RandomPurpose::bootstrap, static_cast<std::uint64_t>(b), i);
       const std::size_t r = samples[i].size();
       resample.resize(r);
       for (std::size_t j = 0; j < r; ++j)

@@ -24,7 +24,8 @@ std::string small_config(const std::filesystem::path& out, const std::string& at
     << "\nheads = 2\nlayers = 1\nd_ff = 32\nfeatures = 8\n"
     << "attention = \"" << attention << "\"\n"
     << "[training]\nepochs = 1\nbatch_size = 32\nwarmup_steps = 2\n"
-    << "[phase_a]\nwarmup_epochs = " << warmup_epochs << "\nsteps = 5\nsequences = 64\n"
+    << "[phase_a]\nwarmup_epochs = " << warmup_epochs << "\nsequences = 64\n"
+    << "[phase_a.dynamics]\nsteps = 5\n"
     << "[output]\ndirectory = \"" << out.string() << "\"\n";
   return c.str();
 }
@@ -86,6 +87,17 @@ TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
   EXPECT_NE(r.standard_error.find("model.heads: d_model = 17 is not divisible by heads = 2"),
             std::string::npos)
       << r.standard_error;
+
+  // A data folder that does not exist: one line that says how to point cpm at the data.
+  write_file(dir / "nodata.toml",
+             small_config(dir / "n", "softmax", 16, 0,
+                          "directory = \"" + (dir / "nowhere").string() + "\"\n"));
+  r = run_cpm("train " + (dir / "nodata.toml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("nowhere: data folder not found (set data.directory"),
+            std::string::npos)
+      << r.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "n"));
 
   // A checkpoint trained with d_model 16, evaluated with a configuration of d_model 32.
   write_file(dir / "small.toml", small_config(dir / "s", "softmax", 16));

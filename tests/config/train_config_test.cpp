@@ -1,8 +1,8 @@
 // The `cpm train` configuration: defaults, variants, and one-line errors for impossible values.
 #include <gtest/gtest.h>
 
-#include "io/input_error.hpp"
 #include "config/train_config.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 namespace {
@@ -31,7 +31,7 @@ TEST(TrainConfig, PhaseAGammaIsRelativeToTheInitialForceUnlessSwitchedOff) {
   const TrainConfig d = parse_train_config("", "empty.toml");
   EXPECT_TRUE(d.phase_a.relative_gamma);
   EXPECT_EQ(d.phase_a.gamma, 0.1);
-  EXPECT_EQ(d.phase_a.steps, 50);
+  EXPECT_EQ(d.phase_a.dynamics.steps, 50);
   const TrainConfig c =
       parse_train_config("[phase_a]\ngamma = 10.0\nrelative_gamma = false\n", "x.toml");
   EXPECT_FALSE(c.phase_a.relative_gamma);

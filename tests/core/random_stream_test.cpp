@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -52,6 +53,67 @@ TEST(RandomStream, UniformsAndNormalsHaveTheRightMoments) {
   EXPECT_NEAR(sn / n, 0.0, 5 * std::sqrt(1.0 / n));
   EXPECT_NEAR(sn2 / n, 1.0, 5 * std::sqrt(2.0 / n));
   EXPECT_NEAR(sn4 / n, 3.0, 5 * std::sqrt(96.0 / n));
+}
+
+// Every use of a seed has its own purpose; two purposes share a stream only if φ·(code₁ − code₂)
+// (mod 2⁶⁴) falls within the replicas one of them uses. No pair of purposes may do so.
+TEST(RandomStream, NoTwoPurposesShareAStreamWithinTheReplicasTheyUse) {
+  using P = RandomPurpose;
+  const std::vector<P> all = {
+      P::initial_positions, P::langevin_noise,  P::alignment_batches, P::sliced_directions,
+      P::bootstrap,         P::image_subsample, P::test_inputs,       P::synthetic_data,
+      P::importance_draws,  P::training_order,  P::dropout,           P::parameter_init,
+      P::phase_a_sequences, P::text_split,      P::word_dropout,      P::word_swaps};
+  const auto start = [](P p) { return random_detail::kGolden * static_cast<std::uint64_t>(p); };
+  for (P p : all) {
+    EXPECT_GT(replica_count(p), 0u);
+    for (P q : all) {
+      if (p == q) continue;
+      // Replica r of p is replica r + (start(p) − start(q)) of q: out of q's range for every r.
+      const std::uint64_t gap = start(p) - start(q);
+      EXPECT_TRUE(gap >= replica_count(q) && gap <= -replica_count(p))
+          << static_cast<std::uint64_t>(p) << " and " << static_cast<std::uint64_t>(q);
+    }
+  }
+}
+
+TEST(RandomStream, OffsetCodesKeyTheStreamsOfTheirBaseAtShiftedReplicas) {
+  const std::uint64_t code = random_detail::offset_code(4, 11);
+  RandomStream shifted(9, static_cast<RandomPurpose>(code), 2, 5);
+  RandomStream base(9, static_cast<RandomPurpose>(4), 13, 5);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(shifted.uniform(), base.uniform());
+}
+
+TEST(RandomStream, ShuffleIsAPermutationThatDependsOnTheStreamOnly) {
+  const std::vector<std::size_t> a =
+      random_permutation(1000, RandomStream(5, RandomPurpose::test_inputs, 0, 0));
+  std::vector<std::size_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], i);
+  EXPECT_EQ(a, random_permutation(1000, RandomStream(5, RandomPurpose::test_inputs, 0, 0)));
+  EXPECT_NE(a, random_permutation(1000, RandomStream(6, RandomPurpose::test_inputs, 0, 0)));
+}
+
+// Each of the 3! orders of three items appears with frequency 1/6 (χ² test, 5 degrees of freedom,
+// 60,000 shuffles: the 0.999 quantile is 20.5).
+TEST(RandomStream, ShuffleAndShufflePrefixAreUniform) {
+  for (const bool prefix : {false, true}) {
+    std::vector<int> counts(9, 0);
+    for (std::uint64_t trial = 0; trial < 60000; ++trial) {
+      std::vector<int> v = {0, 1, 2};
+      RandomStream s(11, RandomPurpose::test_inputs, 0, trial);
+      if (prefix)
+        shuffle_prefix(v, 2, s);
+      else
+        shuffle(v, s);
+      ++counts[v[0] * 3 + v[1]];
+    }
+    double chi2 = 0.0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        if (a != b) chi2 += std::pow(counts[a * 3 + b] - 10000.0, 2) / 10000.0;
+    EXPECT_LT(chi2, 20.5) << (prefix ? "shuffle_prefix" : "shuffle");
+  }
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include "experiments/model_builder.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
-#include "solvers/langevin.hpp"
 #include "tests/scratch_directory.hpp"
 
 namespace cpm {
@@ -22,41 +21,41 @@ RunConfig noisy_gas() {
   c.initial.kind = InitialLaw::Kind::gaussian;
   c.initial.centre = (Eigen::VectorXd(2) << 0.2, -0.1).finished();
   c.initial.scale = 0.5;
+  c.dynamics.beta = 5.0;
+  c.dynamics.step = 1e-3;
   return c;
-}
-
-LangevinParameters langevin(const RunConfig& c) {
-  return {1e-3, 5.0, c.seed, 0};
 }
 
 TEST(H5mdRestart, LangevinContinuedFromACheckpointIsBitIdentical) {
   const RunConfig config = noisy_gas();
   const std::uint64_t total = 40, half = total / 2;
 
+  const double eta = config.dynamics.step;
   Particles straight = sample_particles(config.initial, config.n, config.seed, 0);
-  auto forces = make_force_field(config);
-  LangevinIntegrator through(*forces, config.domain, langevin(config));
-  for (std::uint64_t s = 0; s < total; ++s) through.step(straight);
+  build_particle_system(particle_system_spec(config), 0)
+      .integrator->advance_to(straight, total * eta);
 
   const std::string path = testing_support::fresh_path("restart.h5");
   {
     Particles first = sample_particles(config.initial, config.n, config.seed, 0);
-    LangevinIntegrator first_half(*forces, config.domain, langevin(config));
-    for (std::uint64_t s = 0; s < half; ++s) first_half.step(first);
+    const ParticleSystem first_half = build_particle_system(particle_system_spec(config), 0);
+    first_half.integrator->advance_to(first, half * eta);
+    const double t = first_half.integrator->time();
     H5mdWriter writer(path, H5mdHeader{}, ParameterSet{}, config.n, 2);
-    writer.write_positions(static_cast<std::int64_t>(half), first_half.time(), first.positions);
-    writer.write_checkpoint({static_cast<std::int64_t>(half), first_half.time(), config.seed, 0,
-                             first_half.save_state()});
+    writer.write_positions(static_cast<std::int64_t>(half), t, first.positions);
+    writer.write_checkpoint(
+        {static_cast<std::int64_t>(half), t, config.seed, 0, first_half.integrator->save_state()});
   }
 
   const Checkpoint checkpoint = read_checkpoint(path);
   Particles resumed(checkpoint.positions);
-  auto fresh_forces = make_force_field(config);
-  LangevinIntegrator second_half(*fresh_forces, config.domain,
-                                 {1e-3, 5.0, checkpoint.state.seed, checkpoint.state.replica});
-  second_half.restore_state(checkpoint.state.solver_state);
-  EXPECT_EQ(second_half.time(), checkpoint.state.time);
-  for (std::uint64_t s = half; s < total; ++s) second_half.step(resumed);
+  RunConfig continued = config;
+  continued.seed = checkpoint.state.seed;
+  const ParticleSystem second_half =
+      build_particle_system(particle_system_spec(continued), checkpoint.state.replica);
+  second_half.integrator->restore_state(checkpoint.state.solver_state);
+  EXPECT_EQ(second_half.integrator->time(), checkpoint.state.time);
+  second_half.integrator->advance_to(resumed, total * eta);
 
   EXPECT_TRUE((resumed.positions.array() == straight.positions.array()).all())
       << "largest difference " << (resumed.positions - straight.positions).cwiseAbs().maxCoeff();

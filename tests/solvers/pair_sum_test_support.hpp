@@ -32,7 +32,7 @@ inline Eigen::MatrixXd random_points(Eigen::Index n, int d, std::uint64_t seed,
                                      double scale = 1.0) {
   Eigen::MatrixXd x(n, d);
   for (Eigen::Index k = 0; k < n; ++k) {
-    RandomStream stream(seed, RandomPurpose::experiment, 0, static_cast<std::uint64_t>(k));
+    RandomStream stream(seed, RandomPurpose::test_inputs, 0, static_cast<std::uint64_t>(k));
     for (int a = 0; a < d; ++a) x(k, a) = scale * (2.0 * stream.uniform() - 1.0);
   }
   return x;

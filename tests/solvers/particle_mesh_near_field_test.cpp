@@ -29,7 +29,7 @@ std::unique_ptr<InteractionSum> mesh_on_unit_box(const InteractionKernel& kernel
 Eigen::MatrixXd clustered_points(Eigen::Index n, int d, std::uint64_t seed) {
   Eigen::MatrixXd x = test::random_points(n, d, seed);
   for (Eigen::Index k = 0; k < n / 2; ++k) {
-    RandomStream s(seed + 1, RandomPurpose::experiment, 0, static_cast<std::uint64_t>(k));
+    RandomStream s(seed + 1, RandomPurpose::test_inputs, 0, static_cast<std::uint64_t>(k));
     for (int a = 0; a < d; ++a) x(k, a) = std::clamp(0.3 + 0.1 * s.normal(), -0.99, 0.99);
   }
   return x;

@@ -15,7 +15,7 @@
 namespace cpm::testing {
 
 inline std::vector<double> random_vector(std::size_t n, std::uint64_t seed, double scale = 1.0) {
-  RandomStream s(seed, RandomPurpose::experiment, 99, 0);
+  RandomStream s(seed, RandomPurpose::test_inputs, 0, 0);
   std::vector<double> v(n);
   for (auto& x : v) x = scale * s.normal();
   return v;

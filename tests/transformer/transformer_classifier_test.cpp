@@ -121,7 +121,7 @@ double train_on_synthetic_task(AttentionKind attention, FeatureMapKind map) {
   double recent = 0.0;
   const int steps = 120;
   for (int step = 0; step < steps; ++step) {
-    RandomStream s(13, RandomPurpose::minibatch, 0, 0, step);
+    RandomStream s(13, RandomPurpose::test_inputs, 0, 0, step);
     for (int b = 0; b < B; ++b) {
       lengths[b] = 3 + static_cast<int>(s.uniform() * 8);
       labels[b] = s.uniform() < 0.5;

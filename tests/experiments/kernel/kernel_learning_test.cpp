@@ -28,9 +28,9 @@ TEST(KernelLearning, AlignmentIsNonDecreasingAlongTheNoiselessFlowWithoutRepulsi
     const FeatureMap map = FeatureMap::with_random_phases(feature_map_kind(name), 16, 3);
     LearningSettings s;
     s.alignment = {1.0, true, 0, 1};
-    s.lambda = 0.0;
-    s.step = 0.05;
-    s.steps = 60;
+    s.repulsion.lambda = 0.0;
+    s.dynamics.step = 0.05;
+    s.dynamics.steps = 60;
     s.record_every = 1;
     s.radius = 3.0;  // favor grows without bound: the wall keeps the problem compact
     std::vector<TrainingRecord> trace;
@@ -61,10 +61,10 @@ TEST(KernelLearning, RepulsionKeepsTheMinimumPairwiseDistanceAwayFromZeroWhereLa
   for (int with_repulsion = 0; with_repulsion < 2; ++with_repulsion) {
     LearningSettings s;
     s.alignment = {1.0, true, 0, 1};
-    s.kernel = InteractionKernel::power(1.0);
-    s.lambda = with_repulsion ? 0.05 : 0.0;
-    s.step = 0.5;
-    s.steps = 400;
+    s.repulsion.kernel = InteractionKernel::power(1.0);
+    s.repulsion.lambda = with_repulsion ? 0.05 : 0.0;
+    s.dynamics.step = 0.5;
+    s.dynamics.steps = 400;
     s.radius = 2.0;
     s.record_every = 50;
     std::vector<TrainingRecord> trace;

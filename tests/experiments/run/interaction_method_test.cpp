@@ -3,12 +3,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/command_runner.hpp"
 #include "experiments/model_builder.hpp"
 #include "experiments/run/particle_run.hpp"
-#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
+#include "io/input_error.hpp"
 #include "solvers/particle_mesh_sum.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {
@@ -31,7 +31,9 @@ TEST(InteractionMethod, ConfigSwitchChoosesTheSumAndTheRunRecordsIt) {
   for (const std::string method : {"reference", "direct", "mesh"}) {
     const auto dir = testing::fresh_directory("interaction_method_" + method);
     const RunConfig config = parse_run_config(config_text(kBall2D, method, dir.string()), "test");
-    EXPECT_EQ(make_interaction_sum(config)->name(), method);
+    EXPECT_EQ(
+        make_interaction_sum(config.interaction, config.domain, config.n, config.source)->name(),
+        method);
     run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
     std::ifstream info(dir / "run_info.txt");
     std::stringstream text;
@@ -43,15 +45,16 @@ TEST(InteractionMethod, ConfigSwitchChoosesTheSumAndTheRunRecordsIt) {
 TEST(InteractionMethod, MeshNeedsABoundedDomain) {
   const RunConfig config =
       parse_run_config(config_text("kind = \"whole_space\"\ndim = 2", "mesh", "unused"), "test");
-  EXPECT_THROW(make_interaction_sum(config), InputError);
+  EXPECT_THROW(make_interaction_sum(config.interaction, config.domain, config.n, config.source),
+               InputError);
 }
 
 TEST(InteractionMethod, MeshNearRangeDefaultsPerDimensionAndIsRecorded) {
   const auto dir = testing::fresh_directory("interaction_method_near");
   RunConfig config = parse_run_config(config_text(kBall2D, "mesh", dir.string()), "test");
-  EXPECT_EQ(mesh_near_cells(config), default_near_cells(2));
+  EXPECT_EQ(mesh_near_cells(config.interaction, 2), default_near_cells(2));
   config.interaction.mesh_near_cells = -1;
-  EXPECT_EQ(mesh_near_cells(config), -1);
+  EXPECT_EQ(mesh_near_cells(config.interaction, 2), -1);
   run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
   const ParameterSet::Value* recorded =
       read_h5md((dir / "run.h5").string()).parameters.find("interaction.mesh_near_cells");

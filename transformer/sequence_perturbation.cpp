@@ -1,4 +1,4 @@
-#include "learning/sequence_perturbation.hpp"
+#include "transformer/sequence_perturbation.hpp"
 
 #include <utility>
 
@@ -9,7 +9,7 @@ namespace cpm {
 
 std::vector<int> word_dropout(const std::vector<int>& tokens, double p, std::uint64_t seed,
                               std::uint64_t index) {
-  RandomStream stream(seed, RandomPurpose::experiment, 0xD509, index);
+  RandomStream stream(seed, RandomPurpose::word_dropout, 0, index);
   std::vector<int> kept;
   for (const int t : tokens)
     if (t == Tokenizer::kSeparator || stream.uniform() >= p) kept.push_back(t);
@@ -20,7 +20,7 @@ std::vector<int> word_dropout(const std::vector<int>& tokens, double p, std::uin
 
 std::vector<int> adjacent_swaps(const std::vector<int>& tokens, double p, std::uint64_t seed,
                                 std::uint64_t index) {
-  RandomStream stream(seed, RandomPurpose::experiment, 0x5A4B, index);
+  RandomStream stream(seed, RandomPurpose::word_swaps, 0, index);
   std::vector<int> out = tokens;
   for (std::size_t i = 0; i + 1 < out.size(); ++i)
     if (stream.uniform() < p) {

@@ -1,0 +1,65 @@
+#pragma once
+// The sections that describe a particle system, read by one function each and shared by every
+// command: the domain D, the external potential, the interaction W (with its strength and pair-sum
+// method), the initial law and the dynamics (docs/model.md §1). A key has one rule wherever it
+// appears: `s` of a Riesz kernel is checked by the same code in `cpm run`, `cpm kernel` and
+// `cpm train`.
+#include <Eigen/Dense>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "config/toml_reader.hpp"
+#include "core/domain.hpp"
+#include "core/initial_law.hpp"
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+struct PotentialConfig {
+  std::string kind = "quadratic";  // zero | quadratic
+  double strength = 1.0;           // a in V = a|x|²/2
+};
+
+struct InteractionConfig {
+  InteractionKernel kernel = InteractionKernel::power(0.5);
+  double lambda = 1.0;
+  std::string method = "direct";  // reference | direct | mesh
+  // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);
+  // −1 is the plain mesh, which smooths close pairs over a cell. Absent: default_near_cells(d).
+  std::optional<int> mesh_near_cells = std::nullopt;
+};
+
+// How time is counted: runs and studies go to t_end with output times; learning runs a number
+// of steps of size η (one mini-batch each).
+enum class DynamicsClock { time, steps };
+
+struct DynamicsConfig {
+  double beta = std::numeric_limits<double>::infinity();
+  std::string integrator = "langevin";  // langevin | gradient_flow (β = ∞ only)
+  double step = 1e-3;                   // Langevin η; initial step of the gradient flow
+  double t_end = 1.0;                   // clock time
+  int outputs = 10;                     // clock time: output times after t = 0, equally spaced
+  int steps = 0;                        // clock steps: the number of steps
+  double absolute_tolerance = 1e-8;     // gradient flow
+  double relative_tolerance = 1e-6;
+};
+
+// Each reader consumes its table (finish() rejects keys it did not read). A caller with keys
+// of its own in the same table reads them first from the reader it then passes on.
+Domain read_domain(TomlReader t);
+PotentialConfig read_potential(TomlReader t);
+// `defaults` gives the kernel (with its parameters), λ and method when their keys are absent;
+// without them the kernel is "riesz" and its parameters are required. The dimension, when
+// known, bounds s (check_interaction_dimension applies the same rule once the data fix d).
+InteractionConfig read_interaction(TomlReader t, std::optional<int> dim,
+                                   const std::optional<InteractionConfig>& defaults = {});
+InitialLaw read_initial(TomlReader t, int dim);
+DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsConfig& defaults);
+
+// The rules on the kernel that depend on d (Riesz and mollified: s < d; linear: d = 1), for
+// commands that learn d from their data. Throws InputError "<source>: <section>.<key>: …".
+void check_interaction_dimension(const InteractionConfig& interaction, int dim,
+                                 const std::string& source, const std::string& section);
+
+}  // namespace cpm

@@ -1,0 +1,63 @@
+#include "experiments/run/run_loop.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "experiments/run/run_output.hpp"
+#include "experiments/run/run_restart.hpp"
+#include "io/csv_table.hpp"
+#include "io/number_format.hpp"
+#include "io/output_directory.hpp"
+#include "io/progress.hpp"
+#include "viz/plot.hpp"
+
+namespace cpm {
+
+void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run) {
+  const double start = restore_from(config, options.restart,
+                                    [&](const Checkpoint& checkpoint) { run.restore(checkpoint); });
+  prepare_output_directory(config.output.directory, options.overwrite);
+  const std::string dir = config.output.directory + "/";
+  std::ofstream(dir + "run_info.txt")
+      << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
+      << "\ninteraction_method = " << run.forces().interaction().name() << '\n'
+      << run.info() << (options.restart.empty() ? "" : "restart = " + options.restart + "\n");
+
+  const std::vector<std::string> columns = run.columns();
+  const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time
+  const std::size_t headline =
+      std::find(columns.begin(), columns.end(), run.headline()) - columns.begin();
+  CsvTable table(dir + run.table_name(), columns);
+  RunOutput output(config, run.field_grid(), options.overwrite);  // run.h5 (H5MD) and run.pvd
+  Progress progress(run.field_grid() ? "cpm run (particles and grid)" : "cpm run",
+                    config.dynamics.t_end, options.progress);
+  Eigen::MatrixXd drift;
+  for (const double t : output_times(config.dynamics, start)) {
+    run.advance_to(t);
+    if (!run.particles().positions.allFinite())
+      throw std::runtime_error(
+          "particle positions became non-finite before t = " + std::to_string(t) +
+          " (singular kernel with too large a step: reduce dynamics.step, or "
+          "use the mollified kernel with noise)");
+    const std::vector<double> row = run.measure();
+    table.add_row(row);
+    run.forces().compute(run.particles().positions, drift, nullptr);
+    output.write_frame(static_cast<std::int64_t>(run.particle_integrator().steps_taken()), t,
+                       run.particles().positions, drift, observables,
+                       std::vector<double>(row.begin() + 1, row.end()), run.density(),
+                       run.potential(), run.save_state());
+    progress.update(
+        t, "t=" + format_number(t) + " " + columns[headline] + "=" + format_number(row[headline]));
+  }
+  progress.finish("output in " + config.output.directory);
+  run.draw_figures(dir);
+}
+
+void plot_observables(const std::string& csv, const std::string& png,
+                      const std::vector<std::string>& columns, const std::string& title,
+                      const std::string& y_label, bool log_y) {
+  draw_figure({png, title, {table_panel(csv, "time", columns, y_label, log_y)}});
+}
+
+}  // namespace cpm

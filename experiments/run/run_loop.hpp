@@ -1,0 +1,63 @@
+#pragma once
+// The one loop of `cpm run`, shared by the particle-only run and the side-by-side run with the grid
+// solver: restore from a checkpoint if asked, prepare the output folder, write run_info.txt, then
+// at every output time advance, check that the particles stayed finite, record a row of the table,
+// write the frame (run.h5, run.pvd) and report progress, and finally draw the figures.
+#include <string>
+#include <vector>
+
+#include "config/run_config.hpp"
+#include "core/grid.hpp"
+#include "core/particles.hpp"
+#include "io/h5md_reader.hpp"
+#include "solvers/force_field.hpp"
+#include "solvers/particle_integrator.hpp"
+
+namespace cpm {
+
+struct RunOptions {
+  bool overwrite = false;
+  bool progress = true;
+  std::string restart;  // a run.h5 to continue from (experiments/run/run_restart.hpp); empty: t = 0
+};
+
+// What a run evolves and records. Constructing one validates every input; nothing is written
+// before the loop starts.
+class RunSystem {
+ public:
+  virtual ~RunSystem() = default;
+
+  virtual void advance_to(double t) = 0;
+  // Continues from a checkpoint of the same configuration, and the state a checkpoint stores.
+  virtual void restore(const Checkpoint& checkpoint) = 0;
+  virtual IntegratorState save_state() const = 0;
+
+  // The table's columns (time first) and the row at the current time.
+  virtual std::vector<std::string> columns() const = 0;
+  virtual std::vector<double> measure() = 0;
+  // The column the progress line shows, and the table's file name.
+  virtual std::string headline() const = 0;
+  virtual std::string table_name() const = 0;
+
+  virtual Particles& particles() = 0;
+  virtual ForceField& forces() = 0;
+  virtual const ParticleIntegrator& particle_integrator() const = 0;
+  // The grid of a frame's fields and the fields, or nulls for a particle-only run.
+  virtual const Grid* field_grid() const { return nullptr; }
+  virtual const std::vector<double>* density() const { return nullptr; }
+  virtual const std::vector<double>* potential() const { return nullptr; }
+  // Lines run_info.txt adds for this kind of run ("key = value\n" each).
+  virtual std::string info() const { return ""; }
+  // The figures of the finished run, drawn from its table in `directory`.
+  virtual void draw_figures(const std::string& directory) const = 0;
+};
+
+void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run);
+
+// Plots `columns` of a run's table against time into `png` (viz/plot.hpp: a figure that cannot
+// be drawn is a warning).
+void plot_observables(const std::string& csv, const std::string& png,
+                      const std::vector<std::string>& columns, const std::string& title,
+                      const std::string& y_label, bool log_y);
+
+}  // namespace cpm

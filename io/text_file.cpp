@@ -1,0 +1,20 @@
+#include "io/text_file.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/input_error.hpp"
+
+namespace cpm {
+
+std::string read_text_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory, not a file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace cpm

@@ -1,0 +1,102 @@
+#include "transformer/classifier_checkpoint.hpp"
+
+#include <cstdint>
+#include <variant>
+
+#include "io/input_error.hpp"
+
+namespace cpm {
+
+namespace {
+
+struct ShapeField {
+  const char* name;
+  int ModelShape::*member;
+};
+const ShapeField kShapeFields[] = {
+    {"vocabulary", &ModelShape::vocabulary}, {"max_length", &ModelShape::max_length},
+    {"d_model", &ModelShape::d_model},       {"heads", &ModelShape::heads},
+    {"layers", &ModelShape::layers},         {"d_ff", &ModelShape::d_ff},
+    {"classes", &ModelShape::classes},       {"features", &ModelShape::features}};
+
+template <class T>
+T entry(const ModelCheckpoint& c, const std::string& key, const std::string& path) {
+  const ParameterSet::Value* v = c.description.find(key);
+  if (!v || !std::holds_alternative<T>(*v))
+    throw InputError(path + ": not a readable cpm model checkpoint (model." + key +
+                     " is missing or of the wrong type)");
+  return std::get<T>(*v);
+}
+
+}  // namespace
+
+ModelCheckpoint classifier_checkpoint(const TransformerClassifier<float>& model,
+                                      const std::string& variant, const std::string& dataset,
+                                      const std::vector<std::string>& vocabulary) {
+  const ModelShape& s = model.shape();
+  ModelCheckpoint c;
+  for (const auto& f : kShapeFields) c.description.set(f.name, std::int64_t{s.*f.member});
+  c.description.set("attention",
+                    std::string(s.attention == AttentionKind::softmax ? "softmax" : "linear"));
+  c.description.set("feature_map", feature_map_name(s.feature_map.kind));
+  c.description.set("feature_epsilon", s.feature_map.epsilon);
+  c.description.set("qk_tied", std::int64_t{s.qk_tied});
+  c.description.set("dropout", s.dropout);
+  c.description.set("variant", variant);
+  c.description.set("dataset", dataset);
+  c.parameters = model.parameters();
+  c.particles = model.particles();
+  c.vocabulary = vocabulary;
+  return c;
+}
+
+ModelShape checkpoint_shape(const ModelCheckpoint& c, const std::string& path) {
+  ModelShape s;
+  for (const auto& f : kShapeFields)
+    s.*f.member = static_cast<int>(entry<std::int64_t>(c, f.name, path));
+  s.attention = entry<std::string>(c, "attention", path) == "softmax" ? AttentionKind::softmax
+                                                                      : AttentionKind::linear;
+  try {
+    s.feature_map.kind = feature_map_kind(entry<std::string>(c, "feature_map", path));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  s.feature_map.epsilon = entry<double>(c, "feature_epsilon", path);
+  s.qk_tied = entry<std::int64_t>(c, "qk_tied", path) != 0;
+  s.dropout = entry<double>(c, "dropout", path);
+  return s;
+}
+
+std::string checkpoint_text(const ModelCheckpoint& c, const std::string& key,
+                            const std::string& path) {
+  return entry<std::string>(c, key, path);
+}
+
+void load_weights(TransformerClassifier<float>& model, const ModelCheckpoint& c,
+                  const std::string& path) {
+  require_same_shape(model.shape(), checkpoint_shape(c, path), path);
+  if (c.parameters.size() != model.parameters().size() ||
+      c.particles.size() != model.particles().size())
+    throw InputError(path +
+                     ": parameter count does not match the model shape (damaged checkpoint)");
+  model.parameters() = c.parameters;
+  model.particles() = c.particles;
+}
+
+void require_same_shape(const ModelShape& expected, const ModelShape& found,
+                        const std::string& path) {
+  std::string differences;
+  for (const auto& f : kShapeFields)
+    if (expected.*f.member != found.*f.member)
+      differences += std::string(differences.empty() ? "" : ", ") + f.name + " " +
+                     std::to_string(found.*f.member) + " (model " +
+                     std::to_string(expected.*f.member) + ")";
+  if (expected.attention != found.attention)
+    differences += std::string(differences.empty() ? "" : ", ") + "attention kind";
+  if (expected.qk_tied != found.qk_tied)
+    differences += std::string(differences.empty() ? "" : ", ") + "qk_tied";
+  if (!differences.empty())
+    throw InputError(path + ": checkpoint is for another model size: " + differences);
+}
+
+}  // namespace cpm
