@@ -102,7 +102,7 @@ struct McKeanVlasovParameters {
   double beta = std::numeric_limits<double>::infinity();
   double cfl = 0.5;         // fraction of the positivity bound 1 / max r_c used per step, in (0, 1]
   double fixed_step = 0.0;  // > 0: use this step (it must respect the bound); 0: from the bound
-  Reconstruction reconstruction = Reconstruction::first_order;
+  Reconstruction reconstruction = Reconstruction::limited_linear;
   double limiter_theta = 2.0;  // generalised minmod θ ∈ [1, 2] of limited_linear (1: minmod)
 };
 

@@ -160,7 +160,7 @@ void run_side_by_side(const RunConfig& config, const RunOptions& options) {
       << "\ngrid_cells = " << run.grid().cells().transpose()
       << "\ngrid_lower = " << run.grid().lower().transpose()
       << "\ngrid_upper = " << run.grid().upper().transpose()
-      << "\nmmd_bandwidth = " << run.mmd_bandwidth()
+      << "\ngrid_scheme = " << config.grid->scheme << "\nmmd_bandwidth = " << run.mmd_bandwidth()
       << (options.restart.empty() ? "" : "\nrestart = " + options.restart) << '\n';
 
   const std::vector<std::string> columns = run.columns();
