@@ -1,8 +1,9 @@
 #pragma once
-// Double-precision SIMD through xsimd (Debian: libxsimd-dev), with the two refined estimates the
-// pair loops need: 1/x and 1/√x. The hardware estimates (AVX-512 vrcp14pd / vrsqrt14pd, relative
-// error below 2⁻¹⁴) are corrected by one higher-order step, leaving an error of order e⁴ ≈ 2⁻⁵⁶,
-// i.e. full double precision, at a fraction of the cost of a division or square root.
+// Double-precision SIMD through xsimd (Debian: libxsimd-dev), with what the pair loops need: 1/x,
+// 1/√x and x^p. With AVX-512 the hardware estimates (vrcp14pd / vrsqrt14pd, relative error below
+// 2⁻¹⁴) are corrected by one higher-order step, leaving an error of order e⁴ ≈ 2⁻⁵⁶, i.e. full
+// double precision, at a fraction of the cost of a division or square root. Below AVX-512 there
+// are no double-precision estimates, and a division or square root it is (see reciprocal()).
 //
 // GCC 12 reports a false "used uninitialized" inside its own AVX-512 intrinsic headers when xsimd
 // inlines them (the `__m512d __Y = __Y` idiom); it is silenced for those headers only.
@@ -21,6 +22,7 @@ namespace cpm {
 using SimdDouble = xsimd::batch<double>;  // the widest register the build targets (-march)
 using SimdMask = xsimd::batch_bool<double>;
 
+#if defined(__AVX512F__)
 namespace simd_detail {
 
 inline SimdDouble reciprocal_estimate(const SimdDouble& x) {
@@ -28,17 +30,14 @@ inline SimdDouble reciprocal_estimate(const SimdDouble& x) {
 }
 
 // xsimd 8.1 maps rsqrt for double to AVX-512ER, which AMD/Intel client parts lack; use the
-// AVX-512F estimate directly, or an exact value where there is none (the refinement keeps it).
+// AVX-512F estimate directly.
 inline SimdDouble reciprocal_sqrt_estimate(const SimdDouble& x) {
-#if defined(__AVX512F__)
   static_assert(SimdDouble::size == 8, "AVX-512 double registers hold 8 lanes");
   return _mm512_maskz_rsqrt14_pd(0xFF, x);  // the zero-masked form avoids a GCC 12 false warning
-#else
-  return 1.0 / xsimd::sqrt(x);
-#endif
 }
 
 }  // namespace simd_detail
+#endif
 
 // z − x·y in one fused instruction. (xsimd 8.1 forms it as (0 − x)·y + z, which costs an extra
 // subtraction the compiler may not remove, as 0 − x differs from −x for x = 0.)
@@ -63,23 +62,37 @@ inline SimdDouble fms(const SimdDouble& x, const SimdDouble& y, const SimdDouble
 #endif
 }
 
-// 1/x: with y₀ ≈ 1/x and e = 1 − x y₀,  1/x = y₀ / (1 − e) = y₀ (1 + e + e² + e³) + O(e⁴).
+// 1/x. AVX-512: with y₀ ≈ 1/x and e = 1 − x y₀,  1/x = y₀ / (1 − e) = y₀ (1 + e + e² + e³)
+// + O(e⁴). Elsewhere the division, correctly rounded: on AVX2 (Zen 3) the single-precision
+// estimate _mm_rcp_ps (12 bits), converted and refined to full precision (to e⁴), made the log
+// kernel's pair loop twice as slow as the division, whose unit works beside the multiply-adds.
 inline SimdDouble reciprocal(const SimdDouble& x) {
+#if defined(__AVX512F__)
   const SimdDouble y0 = simd_detail::reciprocal_estimate(x);
   const SimdDouble e = fnma(x, y0, SimdDouble(1.0));
   const SimdDouble series = xsimd::fma(xsimd::fma(e, e, e), e, e);  // e + e² + e³
   return xsimd::fma(y0, series, y0);
+#else
+  return SimdDouble(1.0) / x;
+#endif
 }
 
-// 1/√x: with y₀ ≈ 1/√x and e = 1 − x y₀²,  1/√x = y₀ (1 − e)^{−1/2}
+// 1/√x. AVX-512: with y₀ ≈ 1/√x and e = 1 − x y₀²,  1/√x = y₀ (1 − e)^{−1/2}
 //     = y₀ (1 + e/2 + 3e²/8 + 5e³/16 + 35e⁴/128) + O(e⁵).
+// Elsewhere a square root and a division (two roundings): on AVX2 (Zen 3) the estimate
+// _mm_rsqrt_ps refined the same way was slower in every pair loop that uses it (the conversions
+// and the refinement lengthen the dependency chain more than the square root does).
 inline SimdDouble reciprocal_sqrt(const SimdDouble& x) {
+#if defined(__AVX512F__)
   const SimdDouble y0 = simd_detail::reciprocal_sqrt_estimate(x);
   const SimdDouble e = fnma(x * y0, y0, SimdDouble(1.0));
   SimdDouble p = xsimd::fma(e, SimdDouble(35.0 / 128.0), SimdDouble(5.0 / 16.0));
   p = xsimd::fma(p, e, SimdDouble(3.0 / 8.0));
   p = xsimd::fma(p, e, SimdDouble(0.5));
   return xsimd::fma(y0 * e, p, y0);
+#else
+  return SimdDouble(1.0) / xsimd::sqrt(x);
+#endif
 }
 
 // scale · x^p for x > 0 (normal, finite) and a fixed exponent p, without a division or a call to
