@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/instruction_set.hpp"
 #include "core/random_stream.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/particle_mesh_sum.hpp"
@@ -224,6 +225,7 @@ std::vector<int> parse_ints(const std::string& spec) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cpm::print_instruction_set();
   bool quick = false, csv = false, mesh = true, mesh_only = false;
   long reference_max_n = 100000;
   std::string size_spec, near_spec = "-1," + std::to_string(cpm::default_near_cells(2));

@@ -4,6 +4,7 @@
 // 2⁻¹⁴) are corrected by one higher-order step, leaving an error of order e⁴ ≈ 2⁻⁵⁶, i.e. full
 // double precision, at a fraction of the cost of a division or square root. Below AVX-512 there
 // are no double-precision estimates, and a division or square root it is (see reciprocal()).
+// simd_instruction_set() names the target the build compiled for.
 //
 // GCC 12 reports a false "used uninitialized" inside its own AVX-512 intrinsic headers when xsimd
 // inlines them (the `__m512d __Y = __Y` idiom); it is silenced for those headers only.
@@ -21,6 +22,24 @@ namespace cpm {
 
 using SimdDouble = xsimd::batch<double>;  // the widest register the build targets (-march)
 using SimdMask = xsimd::batch_bool<double>;
+
+// The SIMD instruction set of this build: "AVX-512F", "AVX2+FMA", "AVX", "SSE4.2", "SSE2" or
+// "none" (the widest the compiler was allowed; the build uses -march=native).
+constexpr const char* simd_instruction_set() {
+#if defined(__AVX512F__)
+  return "AVX-512F";
+#elif defined(__AVX2__) && defined(__FMA__)
+  return "AVX2+FMA";
+#elif defined(__AVX__)
+  return "AVX";
+#elif defined(__SSE4_2__)
+  return "SSE4.2";
+#elif defined(__SSE2__)
+  return "SSE2";
+#else
+  return "none";
+#endif
+}
 
 #if defined(__AVX512F__)
 namespace simd_detail {
