@@ -9,7 +9,12 @@
 // correction for each near range of --mesh-near: time per evaluation and the error against the
 // direct sum on a subsample of rows (--mesh-only: this part alone; --mesh-n: another N).
 //
-//   pair_force_bench [--quick] [--reference-max-n N] [--sizes "2:2000,10000;3:10000"] [--csv]
+// Next to the scalar reference loop ("ratio"), a plain OpenMP + `omp simd` loop over all ordered
+// pairs (bench/plain_pair_sum.cpp, compiled with -ffast-math so that GCC vectorises all of it;
+// "x plain": the blocked sum's rate over its rate), up to --plain-max-n particles.
+//
+//   pair_force_bench [--quick] [--reference-max-n N] [--plain-max-n N]
+//                    [--sizes "2:2000,10000;3:10000"] [--csv]
 //                    [--no-mesh] [--mesh-only] [--mesh-n N] [--mesh-near "-1,2"]
 #include <omp.h>
 #include <time.h>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "bench/instruction_set.hpp"
+#include "bench/plain_pair_sum.hpp"
 #include "core/random_stream.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/particle_mesh_sum.hpp"
@@ -227,7 +233,7 @@ std::vector<int> parse_ints(const std::string& spec) {
 int main(int argc, char** argv) {
   cpm::print_instruction_set();
   bool quick = false, csv = false, mesh = true, mesh_only = false;
-  long reference_max_n = 100000;
+  long reference_max_n = 100000, plain_max_n = 100000;
   std::string size_spec, near_spec = "-1," + std::to_string(cpm::default_near_cells(2));
   long mesh_n = 0;
   for (int i = 1; i < argc; ++i) {
@@ -239,6 +245,8 @@ int main(int argc, char** argv) {
       mesh = false;
     else if (!std::strcmp(argv[i], "--reference-max-n") && i + 1 < argc)
       reference_max_n = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--plain-max-n") && i + 1 < argc)
+      plain_max_n = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc)
       size_spec = argv[++i];
     else if (!std::strcmp(argv[i], "--mesh-near") && i + 1 < argc)
@@ -286,12 +294,14 @@ int main(int argc, char** argv) {
                                  {3, {10000, 100000}}};
   if (!size_spec.empty()) sizes = parse_sizes(size_spec);
 
-  std::printf("%-2s %-12s %7s %10s %12s %12s %12s %8s %8s %7s\n", "d", "kernel", "N", "wall s",
-              "wall pairs/s", "cpu pairs/s", "ref cpu p/s", "ratio", "GFLOP/s", "%peak");
+  std::printf("%-2s %-12s %7s %10s %12s %12s %12s %8s %12s %8s %8s %7s\n", "d", "kernel", "N",
+              "wall s", "wall pairs/s", "cpu pairs/s", "ref cpu p/s", "ratio", "plain cpu p/s",
+              "x plain", "GFLOP/s", "%peak");
   for (const Sizes& s : sizes) {
     for (const Case& c : cases) {
       auto fast = cpm::make_blocked_pair_sum(c.kernel);
       auto reference = cpm::make_reference_pair_sum(c.kernel);
+      auto plain = make_plain_simd_pair_sum(c.kernel.s);
       for (long n : s.n) {
         const Eigen::MatrixXd x = uniform_points(n, s.d);
         const double pairs = double(n) * double(n - 1);
@@ -304,6 +314,13 @@ int main(int argc, char** argv) {
           const Timing r = best_time(*reference, x, 0.0, n > 20000 ? 1 : 2);
           const double ref_rate = pairs / (r.cpu / threads);
           std::printf(" %12.3e %8.1f", ref_rate, cpu_rate / ref_rate);
+        } else {
+          std::printf(" %12s %8s", "-", "-");
+        }
+        if (n <= plain_max_n) {
+          const Timing r = best_time(*plain, x, quick ? 0.3 : 1.0, n > 20000 ? 1 : 2);
+          const double plain_rate = pairs / (r.cpu / threads);
+          std::printf(" %12.3e %8.2f", plain_rate, cpu_rate / plain_rate);
         } else {
           std::printf(" %12s %8s", "-", "-");
         }
