@@ -86,17 +86,20 @@ Timing best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budg
 }
 
 // Core clock from a chain of dependent integer additions (one per cycle on x86), timed in the
-// thread's own CPU time so that other processes on the machine do not bias it.
+// thread's own CPU time so that other processes on the machine do not bias it. Four additions
+// per iteration: with one, Zen 3 took two cycles per iteration (the loop's own branch) and the
+// clock read half its value.
 double measured_clock_hz() {
-  const long iterations = 200'000'000;
+  const long iterations = 100'000'000;
   double best = 1e300;
   for (int rep = 0; rep < 10; ++rep) {
     long v = 0;
     const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-    for (long i = 0; i < iterations; ++i) asm volatile("add $1, %0" : "+r"(v));
+    for (long i = 0; i < iterations; ++i)
+      asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(v));
     best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
   }
-  return iterations / best;
+  return 4.0 * iterations / best;
 }
 
 // Sustained FMA rate of one core: 10 independent register chains of fused multiply-adds,
@@ -263,8 +266,9 @@ int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
   const double clock = measured_clock_hz();
   const double fma_core = measured_fma_flops_per_core();
-  // Zen 4 (AMD EPYC family 25 model 17): one 512-bit FMA per cycle and core (two 256-bit FMA
-  // pipes; measured below), so 8 lanes × 2 flops = 16 double flops per cycle and core.
+  // Zen 4 (AMD EPYC family 25 model 17) with AVX-512: one 512-bit FMA per cycle and core (two
+  // 256-bit FMA pipes; measured below), 8 lanes × 2 flops; Zen 3 (family 25 model 1) with AVX2:
+  // two 256-bit FMAs per cycle, 2 × 4 lanes × 2 flops. Either way 16 double flops per cycle.
   const double core_peak = 16.0 * clock;
   std::printf("threads %d, SIMD %s (%zu doubles), core clock %.2f GHz (dependent-add chain)\n",
               threads, xsimd::default_arch::name(), cpm::SimdDouble::size, clock * 1e-9);
@@ -277,15 +281,23 @@ int main(int argc, char** argv) {
       "cpu: N(N-1) / (process CPU seconds / %d), the rate on %d otherwise idle cores\n\n",
       threads, threads);
 
-  // Evaluator flops per lane: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate +
-  // 6 fma + 2 mul (15); the generic power (SimdPower, solvers/simd_math.hpp) = 3 exponent,
-  // mantissa and index operations + 3 table lookups + 1 fms + 7 fma + 1 mul + 1 round + 1 fms +
-  // 1 add + 1 fma + 3 add/sub (the 1/16 rounding) + 6 fma + 1 mul + 1 add + 1 scalef = 47
-  // (a fused multiply-add counts 2).
+  // Evaluator flops per lane (a fused multiply-add counts 2, an estimate, division or square
+  // root 1). AVX-512: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate + 6 fma +
+  // 2 mul (15); the generic power (SimdPower, solvers/simd_math.hpp) = 3 exponent, mantissa
+  // and index operations + 3 table lookups + 1 fms + 7 fma + 1 mul + 1 round + 1 fms + 1 add +
+  // 1 fma + 3 add/sub (the 1/16 rounding) + 6 fma + 1 mul + 1 add + 1 scalef = 47. Below
+  // AVX-512: reciprocal = 1 division; s = 1/2 = 2 square roots + 1 mul + 1 division + 1 mul (for
+  // the value; 4 without); the AVX2 power = 22 fma + 6 mul + 7 add/sub + 1 division = 58 (its
+  // integer operations not counted).
+#if defined(__AVX512F__)
+  const double reciprocal_flops = 9.0, quarter_flops = 2 * 15.0 + 1 + 3, power_flops = 47.0;
+#else
+  const double reciprocal_flops = 1.0, quarter_flops = 4.0, power_flops = 58.0;
+#endif
   const std::vector<Case> cases = {
-      {"log", InteractionKernel::riesz(0.0), 9.0},
-      {"riesz s=0.5", InteractionKernel::riesz(0.5), 2 * 15.0 + 1 + 3},
-      {"riesz s=1.3", InteractionKernel::riesz(1.3), 47.0},
+      {"log", InteractionKernel::riesz(0.0), reciprocal_flops},
+      {"riesz s=0.5", InteractionKernel::riesz(0.5), quarter_flops},
+      {"riesz s=1.3", InteractionKernel::riesz(1.3), power_flops},
   };
   std::vector<Sizes> sizes =
       quick ? std::vector<Sizes>{{2, {2000, 10000}}}
