@@ -18,6 +18,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench/instruction_set.hpp"
 #include "physics/external_potential.hpp"
 #include "solvers/fft_convolution.hpp"
 #include "solvers/grid_density.hpp"
@@ -128,6 +129,7 @@ void run_planning(int n) {
 }  // namespace
 
 int main() {
+  cpm::print_instruction_set();
   std::printf("grid_rhs_bench: %d OpenMP threads\n", omp_get_max_threads());
   run_planning(512);  // first: FFTW reuses the wisdom of measured plans in later plans
   run_dimension(1, {1024, 4096, 16384, 65536}, InteractionKernel::log());
