@@ -174,7 +174,7 @@ void write_diagnostics_plot(const KernelConfig& config, const std::vector<Kernel
   rank.y_label = "effective rank";
   rank.log_x = rank.log_y = true;
   Panel align;
-  align.title = "alignment A: fit rows (solid) vs held-out rows (dashed)";
+  align.title = "alignment A: fit rows (solid), held-out rows (dashed)";
   align.x_label = "N";
   align.y_label = "A(Ω)";
   align.log_x = true;
@@ -201,8 +201,8 @@ void write_diagnostics_plot(const KernelConfig& config, const std::vector<Kernel
   figure.panels.push_back(align);
 
   Panel curve;
-  curve.title = "accuracy vs learning step, N = " + std::to_string(largest) +
-                " (validation dashed, test solid; mean over seeds)";
+  curve.title =
+      "accuracy vs step, N = " + std::to_string(largest) + " (test solid, validation dashed)";
   curve.x_label = "learning step";
   curve.y_label = "accuracy";
   colour = 0;
