@@ -28,20 +28,9 @@
 #include "experiments/attention/attention_evaluation.hpp"
 #include "experiments/attention/attention_phase_a.hpp"
 #include "experiments/attention/attention_training.hpp"
+#include "experiments/attention/paired_report.hpp"
 
 namespace cpm {
-
-struct ArmResult {
-  std::string arm;  // kernel-<map>, vanilla-<map>, softmax, uniform
-  // FNV-1a hash of the parameters and particles the arm held right after loading its checkpoint.
-  std::uint64_t start_digest = 0;
-  std::int64_t pretrain_steps = 0;  // gradient steps before the checkpoint
-  std::int64_t steps = 0;           // gradient steps after it
-  double train_seconds = 0.0;       // training time after the checkpoint (steps only)
-  double phase_a_seconds = 0.0;     // wall time of Phase A (kernel arms)
-  std::vector<HeadAlignment> phase_a;
-  std::vector<EvaluationCondition> evaluation;
-};
 
 struct PairedRun {
   ArmResult vanilla, kernel;
