@@ -23,9 +23,6 @@ struct ConvergenceConfig {
 ConvergenceConfig parse_convergence_config(const std::string& toml_text, const std::string& source);
 ConvergenceConfig load_convergence_config(const std::string& path);
 
-ConvergenceConfig parse_convergence_config(const std::string& toml_text, const std::string& source);
-ConvergenceConfig load_convergence_config(const std::string& path);
-
 struct LdpConfig {
   RunConfig model;  // dynamics.t_end is the burn-in time to stationarity
   std::vector<int> ns;
@@ -38,9 +35,6 @@ struct LdpConfig {
   std::vector<double> deltas;
   double confidence = 0.95;
 };
-
-LdpConfig parse_ldp_config(const std::string& toml_text, const std::string& source);
-LdpConfig load_ldp_config(const std::string& path);
 
 LdpConfig parse_ldp_config(const std::string& toml_text, const std::string& source);
 LdpConfig load_ldp_config(const std::string& path);
