@@ -34,6 +34,8 @@ struct KernelFeaturesConfig {
   std::vector<Eigen::Index> n = {16, 32, 64, 128, 256, 512};  // feature budgets N
   std::string init = "orthogonal";                            // orthogonal | gaussian
   double scale = 1.0;                                         // ω ~ N(0, scale² I)
+  // The configuration name of the map: "rff-pairs" or feature_map_name(map).
+  std::string map_name() const { return pairs ? "rff-pairs" : feature_map_name(map); }
 };
 
 // The feature map of a budget N: rff phases keyed by (seed, replica) as in

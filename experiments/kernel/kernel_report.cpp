@@ -260,7 +260,7 @@ void write_kernel_report(const KernelConfig& config, const std::vector<KernelRun
 
   std::ofstream md(dir + "summary.md");
   const Eigen::Index largest = *std::max_element(ns.begin(), ns.end());
-  md << "Task `" << config.data.task << "`, feature map `" << feature_map_name(config.features.map)
+  md << "Task `" << config.data.task << "`, feature map `" << config.features.map_name()
      << "`, classifier " << config.classifier.kind << ", " << config.seeds
      << " seed(s); test accuracy mean ± std over seeds.\n";
   for (double noise : config.data.label_noise) {

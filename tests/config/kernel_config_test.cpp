@@ -47,6 +47,7 @@ TEST(KernelConfig, SelectionGridsAnchorObjectiveAndDriftFractionAreRead) {
       "validation_fraction = 0.25\n",
       "t");
   EXPECT_TRUE(c.features.pairs);
+  EXPECT_EQ(c.features.map_name(), "rff-pairs");
   EXPECT_EQ(c.features.map, FeatureMapKind::rff);
   EXPECT_EQ(c.alignment.objective, AlignmentObjective::squared_loss);
   EXPECT_EQ(c.alignment.alpha, 0.5);
