@@ -18,16 +18,16 @@ namespace {
 // Parallelise elementwise loops only when the work outweighs the cost of a parallel region.
 constexpr Eigen::Index kParallelEntries = Eigen::Index{1} << 17;
 
-// out[i] = factor · f(z[i] + phase) over a contiguous column, with xsimd's vectorised sin/cos.
+// out[i] = f(in[i]) over a contiguous column, f applied to xsimd batches (its vectorised cos,
+// sin, exp, log1p, expm1); the tail runs through one-lane batches, so every entry gets the same
+// function.
 template <class F>
-void shifted_trig(const double* z, double phase, double factor, const F& f, double* out,
-                  Eigen::Index n) {
+void simd_map(const double* in, double* out, Eigen::Index n, const F& f) {
   using Batch = xsimd::batch<double>;
   constexpr Eigen::Index width = Batch::size;
   Eigen::Index i = 0;
-  for (; i + width <= n; i += width)
-    (factor * f(Batch::load_unaligned(z + i) + phase)).store_unaligned(out + i);
-  for (; i < n; ++i) out[i] = factor * f(xsimd::batch<double>(z[i] + phase)).get(0);
+  for (; i + width <= n; i += width) f(Batch::load_unaligned(in + i)).store_unaligned(out + i);
+  for (; i < n; ++i) out[i] = f(Batch(in[i])).get(0);
 }
 
 }  // namespace
@@ -131,12 +131,9 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
     }
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
     for (Eigen::Index k = 0; k < m; ++k) {
-      shifted_trig(
-          z.col(k).data(), 0.0, 1.0, [](const auto& v) { return xsimd::cos(v); }, phi.col(k).data(),
-          n);
-      shifted_trig(
-          z.col(k).data(), 0.0, 1.0, [](const auto& v) { return xsimd::sin(v); },
-          phi.col(m + k).data(), n);
+      simd_map(z.col(k).data(), phi.col(k).data(), n, [](const auto& v) { return xsimd::cos(v); });
+      simd_map(z.col(k).data(), phi.col(m + k).data(), n,
+               [](const auto& v) { return xsimd::sin(v); });
     }
     return;
   }
@@ -148,9 +145,9 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
     case FeatureMapKind::rff:
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k)
-        shifted_trig(
-            z.col(k).data(), phases_[k], std::sqrt(2.0),
-            [](const auto& v) { return xsimd::cos(v); }, phi.col(k).data(), n);
+        simd_map(z.col(k).data(), phi.col(k).data(), n, [b = phases_[k]](const auto& v) {
+          return std::numbers::sqrt2 * xsimd::cos(v + b);
+        });
       break;
     case FeatureMapKind::favor: {
       // exponent ω_kᵀx_i − ‖x_i‖²/2, max-shifted per row on request.
@@ -168,7 +165,10 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
     case FeatureMapKind::porf_softplus:
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
       for (Eigen::Index k = 0; k < m; ++k)
-        phi.col(k) = z.col(k).array().max(0.0) + (-z.col(k).array().abs()).exp().log1p();
+        // softplus(z) = max(z, 0) + log(1 + exp(−|z|)), without overflow
+        simd_map(z.col(k).data(), phi.col(k).data(), n, [](const auto& v) {
+          return xsimd::max(v, decltype(v)(0.0)) + xsimd::log1p(xsimd::exp(-xsimd::abs(v)));
+        });
       break;
     case FeatureMapKind::softmaxfeat: {
       // Softmax over the N features of each row, shifted by the row maximum (exact).
@@ -201,9 +201,9 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
         // Φ = √2 cos(Z + b)  →  dZ = dΦ ⊙ (−√2 sin(Z + b))
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
         for (Eigen::Index k = 0; k < m; ++k) {
-          shifted_trig(
-              z.col(k).data(), phases_[k], -std::sqrt(2.0),
-              [](const auto& v) { return xsimd::sin(v); }, work.col(k).data(), n);
+          simd_map(z.col(k).data(), work.col(k).data(), n, [b = phases_[k]](const auto& v) {
+            return -std::numbers::sqrt2 * xsimd::sin(v + b);
+          });
           work.col(k).array() *= d_phi.col(k).array();
         }
         break;
@@ -214,9 +214,11 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
       case FeatureMapKind::porf_softplus:
         // Φ = softplus(Z)  →  dZ = dΦ ⊙ σ(Z),  σ(Z) = 1 − exp(−Φ) computed as −expm1(−Φ)
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
-        for (Eigen::Index k = 0; k < m; ++k)
-          work.col(k) = -d_phi.col(k).array() *
-                        (-phi.col(k).array()).unaryExpr([](double v) { return std::expm1(v); });
+        for (Eigen::Index k = 0; k < m; ++k) {
+          simd_map(phi.col(k).data(), work.col(k).data(), n,
+                   [](const auto& v) { return -xsimd::expm1(-v); });
+          work.col(k).array() *= d_phi.col(k).array();
+        }
         break;
       case FeatureMapKind::softmaxfeat: {
         // Φ_ik = softmax_k(Z_i·)  →  dZ_ik = Φ_ik (dΦ_ik − Σ_l Φ_il dΦ_il)
