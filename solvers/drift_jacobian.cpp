@@ -46,6 +46,7 @@ void ActiveConstraints::update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& 
     }
     case Domain::Kind::box: {
       held_.setZero(n, d);
+      active_.assign(n, 0);
       for (Eigen::Index a = 0; a < d; ++a) {
         const double lo = domain_.lower()[a], hi = domain_.upper()[a];
         const double tol = kWallTolerance * (hi - lo);
@@ -54,6 +55,7 @@ void ActiveConstraints::update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& 
           const bool at_high = x(k, a) >= hi - tol && gradient(k, a) < 0.0;
           if (at_low || at_high) {
             held_(k, a) = 1;
+            active_[k] = 1;
             ++count_;
           }
         }
@@ -100,29 +102,33 @@ void DriftJacobian::linearise(const Eigen::MatrixXd& x, const Eigen::MatrixXd& d
   potential_blocks(blocks_);
   prepared_shift_ = -1.0;
 
-  // 1D: the chain of sorted neighbours, when it makes a diagonally dominant tridiagonal matrix.
-  tridiagonal_ = false;
+  // 1D: the band of J over sorted neighbours, when it is diagonally dominant.
+  banded_ = false;
   if (d == 1 && pair_ && n > 1) {
     order_.resize(n);
     std::iota(order_.begin(), order_.end(), Eigen::Index{0});
     std::sort(order_.begin(), order_.end(),
               [&](Eigen::Index a, Eigen::Index b) { return x(a, 0) < x(b, 0); });
-    coupling_.setZero(n - 1);
+    band_.setZero(n, kBand);
     Eigen::VectorXd z(1);
-    for (Eigen::Index i = 0; i + 1 < n; ++i) {
-      const Eigen::Index a = order_[i], b = order_[i + 1];
-      if (active_.active(a) || active_.active(b)) continue;
-      if (forces_.lambda() == 0.0) continue;
-      z[0] = x(a, 0) - x(b, 0);
-      coupling_[i] = -weight * pair_->pair(z)(0, 0);
-    }
-    tridiagonal_ = true;
-    for (Eigen::Index i = 0; i < n && tridiagonal_; ++i) {
+    if (forces_.lambda() != 0.0)
+      for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < kBand && i + 1 + j < n; ++j) {
+          const Eigen::Index a = order_[i], b = order_[i + 1 + j];
+          if (active_.active(a) || active_.active(b)) continue;
+          z[0] = x(a, 0) - x(b, 0);
+          band_(i, j) = -weight * pair_->pair(z)(0, 0);
+        }
+    Eigen::VectorXd off = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index j = 0; j < kBand && i + 1 + j < n; ++j) {
+        off[i] += std::abs(band_(i, j));
+        off[i + 1 + j] += std::abs(band_(i, j));
+      }
+    banded_ = true;
+    for (Eigen::Index i = 0; i < n && banded_; ++i) {
       const Eigen::Index k = order_[i];
-      if (active_.active(k)) continue;
-      const double off =
-          (i > 0 ? std::abs(coupling_[i - 1]) : 0.0) + (i + 1 < n ? std::abs(coupling_[i]) : 0.0);
-      if (!(off <= blocks_(k, 0) * (1.0 + 1e-12))) tridiagonal_ = false;
+      if (!active_.active(k) && !(off[i] <= blocks_(k, 0) * (1.0 + 1e-12))) banded_ = false;
     }
   }
 }
@@ -199,17 +205,25 @@ void DriftJacobian::prepare_preconditioner(double shift) {
   if (shift == prepared_shift_) return;
   prepared_shift_ = shift;
   const Eigen::Index n = x_.rows(), d = x_.cols();
-  if (tridiagonal_) {
-    // Thomas algorithm: m_i = diag_i − c_{i−1} c'_{i−1}, c'_i = c_i / m_i.
-    thomas_c_.resize(n);
-    thomas_m_.resize(n);
+  if (banded_) {
+    // LDLᵀ of the band (a diagonally dominant M-matrix, so the pivots stay positive):
+    // D_i = A_ii − Σ_k L_ik² D_k,  L_mi = (A_mi − Σ_k L_mk L_ik D_k) / D_i, k < i within the band.
+    band_factor_.setZero(n, kBand);
+    band_pivots_.resize(n);
     for (Eigen::Index i = 0; i < n; ++i) {
       const Eigen::Index k = order_[i];
-      double diag = active_.active(k) ? 1.0 : blocks_(k, 0) + shift;
-      if (i > 0) diag -= coupling_[i - 1] * thomas_c_[i - 1];
-      if (!(diag > 0.0)) diag = std::max(shift, std::numeric_limits<double>::min());
-      thomas_m_[i] = diag;
-      thomas_c_[i] = i + 1 < n ? coupling_[i] / diag : 0.0;
+      double pivot = active_.active(k) ? 1.0 : blocks_(k, 0) + shift;
+      for (Eigen::Index p = std::max<Eigen::Index>(0, i - kBand); p < i; ++p) {
+        const double l = band_factor_(p, i - p - 1);
+        pivot -= l * l * band_pivots_[p];
+      }
+      band_pivots_[i] = std::max(pivot, std::numeric_limits<double>::min());
+      for (Eigen::Index m = i + 1; m <= std::min(n - 1, i + kBand); ++m) {
+        double value = band_(i, m - i - 1);
+        for (Eigen::Index p = std::max<Eigen::Index>(0, m - kBand); p < i; ++p)
+          value -= band_factor_(p, m - p - 1) * band_factor_(p, i - p - 1) * band_pivots_[p];
+        band_factor_(i, m - i - 1) = value / band_pivots_[i];
+      }
     }
     return;
   }
@@ -258,15 +272,20 @@ void DriftJacobian::precondition(const Eigen::MatrixXd& r, Eigen::MatrixXd& z, d
   prepare_preconditioner(shift);
   const Eigen::Index n = x_.rows(), d = x_.cols();
   z.resize(n, d);
-  if (tridiagonal_) {
-    // Forward sweep into z (in sorted order), then back substitution.
+  if (banded_) {
+    // L y = r, then Lᵀ z = D⁻¹ y, in sorted order (held particles receive zero).
     for (Eigen::Index i = 0; i < n; ++i) {
-      const Eigen::Index k = order_[i];
-      double value = active_.active(k) ? 0.0 : r(k, 0);
-      if (i > 0) value -= coupling_[i - 1] * z(order_[i - 1], 0);
-      z(k, 0) = value / thomas_m_[i];
+      double value = active_.active(order_[i]) ? 0.0 : r(order_[i], 0);
+      for (Eigen::Index p = std::max<Eigen::Index>(0, i - kBand); p < i; ++p)
+        value -= band_factor_(p, i - p - 1) * z(order_[p], 0);
+      z(order_[i], 0) = value;
     }
-    for (Eigen::Index i = n - 2; i >= 0; --i) z(order_[i], 0) -= thomas_c_[i] * z(order_[i + 1], 0);
+    for (Eigen::Index i = n - 1; i >= 0; --i) {
+      double value = z(order_[i], 0) / band_pivots_[i];
+      for (Eigen::Index m = i + 1; m <= std::min(n - 1, i + kBand); ++m)
+        value -= band_factor_(i, m - i - 1) * z(order_[m], 0);
+      z(order_[i], 0) = value;
+    }
     return;
   }
   for (Eigen::Index k = 0; k < n; ++k)

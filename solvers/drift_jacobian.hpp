@@ -33,8 +33,9 @@ class ActiveConstraints {
   // The number of active particles (ball) or coordinates (box).
   Eigen::Index count() const { return count_; }
   const Domain& domain() const { return domain_; }
-  // Ball: the unit outward normal of particle k and μ_k = −G_k·n_k (zero when k is free).
+  // Whether particle k is held on the wall (box: in at least one coordinate).
   bool active(Eigen::Index k) const { return !active_.empty() && active_[k]; }
+  // Ball: the unit outward normal of particle k and μ_k = −G_k·n_k (zero when k is free).
   const Eigen::MatrixXd& normals() const { return normals_; }
   const Eigen::VectorXd& pressure() const { return pressure_; }
   // Box: whether coordinate a of particle k is held.
@@ -43,7 +44,7 @@ class ActiveConstraints {
  private:
   Domain domain_;
   Eigen::Index count_ = 0;
-  std::vector<char> active_;                                  // ball
+  std::vector<char> active_;                                  // per particle
   Eigen::MatrixXd normals_;                                   // ball: rows n_k of active particles
   Eigen::VectorXd pressure_;                                  // ball: μ_k
   Eigen::Matrix<char, Eigen::Dynamic, Eigen::Dynamic> held_;  // box
@@ -64,9 +65,10 @@ class DriftJacobian {
 
   // out = P (J + shift I) P v + curvature term (see above): the restricted operator, symmetric.
   void apply(const Eigen::MatrixXd& v, Eigen::MatrixXd& out, double shift);
-  // z ≈ (P (J + shift I) P)⁻¹ r on the allowed motions: in 1D with a positive chain, the
-  // tridiagonal part of J over neighbours in sorted order (Thomas algorithm); otherwise block
-  // Jacobi with the d × d diagonal blocks of J, made positive definite (|eigenvalues|, floored).
+  // z ≈ (P (J + shift I) P)⁻¹ r on the allowed motions: in 1D, when it is diagonally dominant,
+  // the band of J over the kBand nearest neighbours in sorted order with the full diagonal
+  // (banded LDLᵀ); otherwise block Jacobi with the d × d diagonal blocks of J, made positive
+  // definite (|eigenvalues|, floored).
   void precondition(const Eigen::MatrixXd& r, Eigen::MatrixXd& z, double shift);
   void restrict(Eigen::MatrixXd& v) const { active_.restrict(v); }
 
@@ -89,11 +91,14 @@ class DriftJacobian {
   Eigen::VectorXd values_;
   std::uint64_t products_ = 0;
   // Preconditioner, built for one shift at a time.
-  bool tridiagonal_ = false;
+  static constexpr Eigen::Index kBand = 6;
+  bool banded_ = false;
   double prepared_shift_ = -1.0;
   std::vector<Eigen::Index> order_;  // 1D: particles in increasing x
-  Eigen::VectorXd coupling_;         // 1D: J between sorted neighbours i, i + 1
-  Eigen::VectorXd thomas_c_, thomas_m_;
+  // 1D: column j of row i is J between sorted particles i and i + 1 + j (zero for a particle held
+  // by the wall); the factor L of LDLᵀ in the same storage (L between i + 1 + j and i), and D.
+  Eigen::MatrixXd band_, band_factor_;
+  Eigen::VectorXd band_pivots_;
   Eigen::MatrixXd inverse_blocks_;  // block Jacobi: (M_k)⁻¹, row-major d × d per row
 };
 
