@@ -13,6 +13,7 @@
 #include "solvers/force_field.hpp"
 #include "solvers/interaction_sum.hpp"
 #include "solvers/mckean_vlasov.hpp"
+#include "solvers/minimizer_integrator.hpp"
 #include "solvers/particle_integrator.hpp"
 
 namespace cpm {

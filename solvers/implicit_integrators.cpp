@@ -213,34 +213,4 @@ void ImplicitLangevinIntegrator::restore_state(const IntegratorState& state) {
   steps_ = static_cast<std::uint64_t>(check_count(state, "implicit_langevin.steps"));
 }
 
-void MinimizerIntegrator::advance_to(Particles& particles, double t) {
-  if (!done_) {
-    result_ = minimizer_.minimize(particles.positions, [&](const MinimizerProgress& p) {
-      report(time_, p.step, static_cast<std::uint64_t>(p.iteration));
-    });
-    done_ = true;
-    if (!result_.converged)
-      throw std::runtime_error("energy minimisation stopped after " +
-                               std::to_string(result_.iterations) + " iterations (" +
-                               result_.stop_reason + ") with projected gradient norm " +
-                               std::to_string(result_.gradient_norm));
-  }
-  time_ = std::max(time_, t);
-}
-
-IntegratorState MinimizerIntegrator::save_state() const {
-  return {{"minimize.time", time_},
-          {"minimize.iterations", static_cast<double>(result_.iterations)},
-          {"minimize.done", done_ ? 1.0 : 0.0}};
-}
-
-void MinimizerIntegrator::restore_state(const IntegratorState& state) {
-  const double time = state_entry(state, "minimize.time");
-  if (!(std::isfinite(time) && time >= 0.0))
-    throw std::invalid_argument("solver state minimize.time is not a time");
-  time_ = time;
-  result_.iterations = static_cast<int>(check_count(state, "minimize.iterations"));
-  done_ = state_entry(state, "minimize.done") != 0.0;
-}
-
 }  // namespace cpm

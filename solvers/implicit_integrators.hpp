@@ -11,8 +11,6 @@
 //       ω^{n+1} = Π_D( ω^n − η F(ω^{n+1}) + √(2η/β) ζ^n ),
 //   the same noise streams as the explicit Langevin integrator; each step is the proximal problem
 //   min over D^N of N E_N(y) + |y − ω^n − √(2η/β) ζ^n|²/(2η), solved by the Newton minimiser.
-// - MinimizerIntegrator: the energy minimiser behind the integrator interface, so that every
-//   command that builds an integrator can ask for the β = ∞ equilibrium instead.
 #include <cstdint>
 
 #include "core/domain.hpp"
@@ -97,29 +95,6 @@ class ImplicitLangevinIntegrator final : public ParticleIntegrator {
   EnergyMinimizer minimizer_;
   std::uint64_t steps_ = 0, newton_iterations_ = 0;
   Eigen::MatrixXd anchor_, y_;
-};
-
-class MinimizerIntegrator final : public ParticleIntegrator {
- public:
-  explicit MinimizerIntegrator(EnergyMinimizer& minimizer) : minimizer_(minimizer) {}
-
-  // The first call minimises (std::runtime_error when the minimiser stops without converging);
-  // later calls only move the clock: the equilibrium does not change.
-  void advance_to(Particles& particles, double t) override;
-  double time() const override { return time_; }
-  std::uint64_t steps_taken() const override {
-    return static_cast<std::uint64_t>(result_.iterations);
-  }
-  // {"minimize.time", "minimize.iterations", "minimize.done"}.
-  IntegratorState save_state() const override;
-  void restore_state(const IntegratorState& state) override;
-  const MinimizationResult& result() const { return result_; }
-
- private:
-  EnergyMinimizer& minimizer_;
-  MinimizationResult result_;
-  bool done_ = false;
-  double time_ = 0.0;
 };
 
 }  // namespace cpm

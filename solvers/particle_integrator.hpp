@@ -16,11 +16,13 @@ namespace cpm {
 using IntegratorState = std::map<std::string, double>;
 
 // Where an integrator is inside advance_to: its clock, the size of its last step and the steps
-// taken (for a minimiser: iterations; time is then 0).
+// taken. A minimiser reports its iterations as steps, its line-search factor or FIRE time step as
+// step, and its projected-gradient norm as residual (negative for time integrators).
 struct IntegratorProgress {
   double time = 0.0;
   double step = 0.0;
   std::uint64_t steps = 0;
+  double residual = -1.0;
 };
 using IntegratorObserver = std::function<void(const IntegratorProgress&)>;
 
@@ -43,8 +45,8 @@ class ParticleIntegrator {
   void set_observer(IntegratorObserver observer) { observer_ = std::move(observer); }
 
  protected:
-  void report(double time, double step, std::uint64_t steps) const {
-    if (observer_) observer_({time, step, steps});
+  void report(double time, double step, std::uint64_t steps, double residual = -1.0) const {
+    if (observer_) observer_({time, step, steps, residual});
   }
 
  private:
