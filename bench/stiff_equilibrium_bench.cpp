@@ -9,7 +9,8 @@
 //   explicit_flow_1d_1000      Dormand–Prince gradient flow for 60 s: the model time and r reached
 //   implicit_flow_1d_1000      ROS3P gradient flow to t = 3 (default tolerances; §3.9)
 //   minimize_1d_10000          Newton to r < 1e-8
-//   minimize_2d_10000          the same on the unit disc
+//   minimize_2d_10000          the same on the unit disc, stopped after 180 s
+//   fire_2d_10000              FIRE on the unit disc, stopped after 180 s
 //   implicit_langevin_1d_1000  drift-implicit Euler–Maruyama, β = 1e7, η = 2e-4, to t = 0.2
 //   explicit_langevin_1d_1000  explicit Euler–Maruyama, the same
 //
@@ -234,17 +235,22 @@ int main(int argc, char** argv) {
        [](const std::string& c) { flow(c, "implicit_gradient_flow", 1000, 3.0, kNoBudget); }},
       {"minimize_1d_10000",
        [](const std::string& c) { minimize(c, 1, 10000, "newton", kNoBudget); }},
-      {"minimize_2d_10000",
-       [](const std::string& c) { minimize(c, 2, 10000, "newton", kNoBudget); }},
+      {"minimize_2d_10000", [](const std::string& c) { minimize(c, 2, 10000, "newton", 180.0); }},
+      {"fire_2d_10000", [](const std::string& c) { minimize(c, 2, 10000, "fire", 180.0); }},
       {"implicit_langevin_1d_1000",
        [](const std::string& c) { langevin(c, "implicit_langevin", 1000, 0.2); }},
       {"explicit_langevin_1d_1000",
        [](const std::string& c) { langevin(c, "langevin", 1000, 0.2); }},
   };
-  const std::vector<std::string> order = {"minimize_1d_1000",          "fire_1d_1000",
-                                          "explicit_flow_1d_1000",     "implicit_flow_1d_1000",
-                                          "minimize_1d_10000",         "minimize_2d_10000",
-                                          "implicit_langevin_1d_1000", "explicit_langevin_1d_1000"};
+  const std::vector<std::string> order = {"minimize_1d_1000",
+                                          "fire_1d_1000",
+                                          "explicit_flow_1d_1000",
+                                          "implicit_flow_1d_1000",
+                                          "minimize_1d_10000",
+                                          "minimize_2d_10000",
+                                          "fire_2d_10000",
+                                          "implicit_langevin_1d_1000",
+                                          "explicit_langevin_1d_1000"};
   std::vector<std::string> chosen(argv + 1, argv + argc);
   if (chosen.empty()) chosen = order;
   cpm::print_instruction_set();
