@@ -48,8 +48,8 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
     if (!run.particles().positions.allFinite())
       throw std::runtime_error(
           "particle positions became non-finite before t = " + std::to_string(t) +
-          " (singular kernel with too large a step: reduce dynamics.step, or "
-          "use the mollified kernel with noise)");
+          " (singular kernel with too large a step: reduce dynamics.step, or use "
+          "integrator = \"implicit_langevin\", or \"minimize\" for the equilibrium at beta = inf)");
     const std::vector<double> row = run.measure();
     table.add_row(row);
     run.forces().compute(run.particles().positions, drift, nullptr);
