@@ -6,10 +6,11 @@
 //   end far above the explicit stability bound while the particles stay in D and in order and the
 //   energy decreases;
 // - the adaptive ROS3P flow relaxes to the equilibrium the Newton minimiser finds;
-// - a restored state continues bit for bit.
+// - a restored state continues bit for bit, and results do not depend on the thread count.
 #include "solvers/implicit_integrators.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -201,6 +202,28 @@ TEST(ImplicitIntegrators, RestoredStateContinuesBitForBit) {
   resumed.advance_to(b, 0.5);
   EXPECT_TRUE((a.positions.array() == b.positions.array()).all());
   EXPECT_EQ(whole.steps_taken(), resumed.steps_taken());
+}
+
+TEST(ImplicitIntegrators, ResultsDoNotDependOnTheThreadCount) {
+  // N = 1,600: above the size from which pair sums and Hessian products use every thread.
+  const int saved = omp_get_max_threads();
+  std::vector<Eigen::MatrixXd> flows, minima;
+  for (const int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Gas gas = crowded_gas();
+    const Particles from = start(1, 1600, 0.5);
+    ImplicitGradientFlowIntegrator flow(gas.forces, gas.jacobian, gas.domain, {});
+    Particles x = from;
+    flow.advance_to(x, 1e-3);
+    flows.push_back(x.positions);
+    Eigen::MatrixXd minimum = from.positions;
+    EnergyMinimizer newton(gas.forces, &gas.jacobian, gas.domain, {"newton", 1e-8, 1000, 1e-3});
+    ASSERT_TRUE(newton.minimize(minimum).converged);
+    minima.push_back(minimum);
+  }
+  omp_set_num_threads(saved);
+  EXPECT_TRUE((flows[0].array() == flows[1].array()).all());
+  EXPECT_TRUE((minima[0].array() == minima[1].array()).all());
 }
 
 TEST(ImplicitIntegrators, ObserverSeesEveryAcceptedStep) {
