@@ -165,13 +165,42 @@ InitialLaw read_initial(TomlReader t, int dim) {
   return law;
 }
 
+bool noiseless_integrator(const std::string& integrator) {
+  return integrator == "gradient_flow" || integrator == "implicit_gradient_flow" ||
+         integrator == "minimize";
+}
+
 DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsConfig& defaults) {
   DynamicsConfig c = defaults;
   c.beta = t.number("beta", c.beta);
   require(t, c.beta > 0.0, "beta", "must be positive (use \"inf\" for the noiseless flow)");
-  c.integrator = t.choice("integrator", {"langevin", "gradient_flow"}, c.integrator);
-  require(t, c.integrator == "langevin" || std::isinf(c.beta), "integrator",
-          "gradient_flow is the noiseless flow and needs beta = \"inf\"");
+  c.integrator = t.choice(
+      "integrator",
+      {"langevin", "gradient_flow", "implicit_gradient_flow", "implicit_langevin", "minimize"},
+      c.integrator);
+  require(t, !noiseless_integrator(c.integrator) || std::isinf(c.beta), "integrator",
+          c.integrator +
+              (c.integrator == "minimize" ? " finds the noiseless equilibrium"
+                                          : " is the noiseless flow") +
+              " and needs beta = \"inf\"");
+  const bool minimize = c.integrator == "minimize";
+  if (t.has("minimizer")) {
+    require(t, minimize, "minimizer", "applies to integrator = \"minimize\" only");
+    c.minimizer = t.choice("minimizer", {"newton", "fire"});
+  }
+  if (t.has("tolerance")) {
+    require(t, minimize || c.integrator == "implicit_langevin", "tolerance",
+            "applies to integrator = \"minimize\" or \"implicit_langevin\" only");
+    c.tolerance = t.number("tolerance");
+    require(t, c.tolerance > 0.0, "tolerance", "must be positive");
+  }
+  if (t.has("max_iterations")) {
+    require(t, minimize, "max_iterations", "applies to integrator = \"minimize\" only");
+    const auto iterations = t.integer("max_iterations");
+    require(t, iterations >= 1 && iterations <= 1000000000, "max_iterations",
+            "must lie in 1 … 10^9");
+    c.max_iterations = static_cast<int>(iterations);
+  }
   c.step = t.number("step", c.step);
   require(t, c.step > 0.0, "step", "must be positive");
   if (clock == DynamicsClock::time) {

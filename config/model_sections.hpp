@@ -34,16 +34,26 @@ struct InteractionConfig {
 // of steps of size η (one mini-batch each).
 enum class DynamicsClock { time, steps };
 
+// The integrators by name (docs/numerics.md §3.4, §3.9, §3.10): langevin (explicit
+// Euler–Maruyama), gradient_flow (Dormand–Prince, β = ∞), implicit_gradient_flow (ROS3P with
+// Krylov solves, β = ∞), implicit_langevin (drift-implicit Euler–Maruyama) and minimize (the β = ∞
+// equilibrium by energy minimisation).
 struct DynamicsConfig {
   double beta = std::numeric_limits<double>::infinity();
-  std::string integrator = "langevin";  // langevin | gradient_flow (β = ∞ only)
-  double step = 1e-3;                   // Langevin η; initial step of the gradient flow
-  double t_end = 1.0;                   // clock time
-  int outputs = 10;                     // clock time: output times after t = 0, equally spaced
-  int steps = 0;                        // clock steps: the number of steps
-  double absolute_tolerance = 1e-8;     // gradient flow
+  std::string integrator = "langevin";
+  double step = 1e-3;                // Langevin η; first step of the flows; FIRE's first time step
+  double t_end = 1.0;                // clock time
+  int outputs = 10;                  // clock time: output times after t = 0, equally spaced
+  int steps = 0;                     // clock steps: the number of steps
+  double absolute_tolerance = 1e-8;  // gradient_flow, implicit_gradient_flow
   double relative_tolerance = 1e-6;
+  std::string minimizer = "newton";  // minimize: newton | fire
+  double tolerance = 1e-8;           // minimize, implicit_langevin: projected-gradient norm
+  int max_iterations = 10000;        // minimize
 };
+
+// Whether the integrator needs β = ∞ (the noiseless flows and the minimiser).
+bool noiseless_integrator(const std::string& integrator);
 
 // Each reader consumes its table (finish() rejects keys it did not read). A caller with keys
 // of its own in the same table reads them first from the reader it then passes on.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "config/toml_reader.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -121,6 +122,10 @@ RunConfig parse_config(const std::string& text, const std::string& source,
   output.finish();
 
   if (root.has("grid")) c.grid = read_grid(root.table("grid"), c.domain);
+  if (c.dynamics.integrator == "minimize" && (c.grid || read_study))
+    throw InputError(source + ": dynamics.integrator: minimize gives one equilibrium, not a " +
+                     (read_study ? "trajectory for a study" : "trajectory beside the grid solver") +
+                     " (use gradient_flow or implicit_gradient_flow)");
 
   if (read_study) (*read_study)(root);
   root.finish();

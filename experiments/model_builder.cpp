@@ -9,7 +9,9 @@
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/grid_density.hpp"
+#include "solvers/implicit_integrators.hpp"
 #include "solvers/langevin.hpp"
+#include "solvers/pair_hessian.hpp"
 #include "solvers/particle_mesh_sum.hpp"
 
 namespace cpm {
@@ -48,13 +50,41 @@ ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64
       make_interaction_sum(spec.interaction, spec.domain, spec.n, spec.source, spec.section),
       spec.interaction.lambda);
   const DynamicsConfig& d = spec.dynamics;
-  if (d.integrator == "gradient_flow")
+  const bool minimize = d.integrator == "minimize";
+  if (minimize && spec.interaction.method == "mesh")
+    throw InputError(spec.source +
+                     ": dynamics.integrator: minimize needs the exact gradient of the energy it "
+                     "minimises, which the particle-mesh forces are not (use " +
+                     spec.section + ".method = \"direct\")");
+  if (d.integrator == "implicit_gradient_flow" || d.integrator == "implicit_langevin" ||
+      (minimize && d.minimizer == "newton"))
+    system.jacobian = std::make_unique<DriftJacobian>(
+        *system.forces, spec.domain,
+        spec.interaction.method == "mesh" ? nullptr : make_pair_hessian(spec.interaction.kernel));
+  if (d.integrator == "gradient_flow") {
     system.integrator = std::make_unique<GradientFlowIntegrator>(
         *system.forces, spec.domain,
         GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
-  else
+  } else if (d.integrator == "implicit_gradient_flow") {
+    ImplicitGradientFlowParameters p;
+    p.absolute_tolerance = d.absolute_tolerance;
+    p.relative_tolerance = d.relative_tolerance;
+    p.initial_step = d.step;
+    system.integrator = std::make_unique<ImplicitGradientFlowIntegrator>(
+        *system.forces, *system.jacobian, spec.domain, p);
+  } else if (d.integrator == "implicit_langevin") {
+    system.integrator = std::make_unique<ImplicitLangevinIntegrator>(
+        *system.forces, *system.jacobian, spec.domain,
+        ImplicitLangevinParameters{d.step, d.beta, spec.seed, replica, d.tolerance, 100});
+  } else if (minimize) {
+    system.minimizer = std::make_unique<EnergyMinimizer>(
+        *system.forces, system.jacobian.get(), spec.domain,
+        MinimizerParameters{d.minimizer, d.tolerance, d.max_iterations, d.step});
+    system.integrator = std::make_unique<MinimizerIntegrator>(*system.minimizer);
+  } else {
     system.integrator = std::make_unique<LangevinIntegrator>(
         *system.forces, spec.domain, LangevinParameters{d.step, d.beta, spec.seed, replica});
+  }
   return system;
 }
 

@@ -8,9 +8,12 @@
 #include "core/grid.hpp"
 #include "core/particles.hpp"
 #include "physics/external_potential.hpp"
+#include "solvers/drift_jacobian.hpp"
+#include "solvers/energy_minimizer.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/interaction_sum.hpp"
 #include "solvers/mckean_vlasov.hpp"
+#include "solvers/minimizer_integrator.hpp"
 #include "solvers/particle_integrator.hpp"
 
 namespace cpm {
@@ -30,15 +33,22 @@ struct ParticleSystemSpec {
   std::string section = "interaction";  // the section `interaction` was read from
 };
 
-// A force field and the integrator that moves particles through it (which refers to it).
+// A force field and the integrator that moves particles through it (which refers to it), with
+// what the implicit integrators and the minimiser also need: the drift's Jacobian (exact pair
+// Hessians, or differences of the forces for method = "mesh") and, for integrator = "minimize",
+// the minimiser itself (the integrator then runs it on its first advance_to).
 struct ParticleSystem {
   std::unique_ptr<ForceField> forces;
+  std::unique_ptr<DriftJacobian> jacobian;     // implicit integrators, Newton minimiser
+  std::unique_ptr<EnergyMinimizer> minimizer;  // integrator = "minimize"
   std::unique_ptr<ParticleIntegrator> integrator;
 };
 
-// The one place where interaction sums, force fields and integrators are made. Langevin for
-// finite β (or when asked for at β = ∞), the odeint gradient flow otherwise; `replica` keys the
-// noise streams of independent copies.
+// The one place where interaction sums, force fields, minimisers and integrators are made, by
+// dynamics.integrator: langevin, gradient_flow (odeint), implicit_gradient_flow,
+// implicit_langevin, minimize (docs/numerics.md §3.4, §3.9, §3.10); `replica` keys the noise
+// streams of independent copies. Throws InputError for integrator = "minimize" with
+// method = "mesh" (its forces are not the gradient of its energy).
 ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64_t replica);
 ParticleSystemSpec particle_system_spec(const RunConfig& config);
 

@@ -28,9 +28,26 @@ void Progress::update(double done, const std::string& detail) {
     const int decile = static_cast<int>(10.0 * fraction);
     if (decile <= last_decile_) return;
     last_decile_ = decile;
+    last_print_ = now;
     std::fprintf(stderr, "%s %3d%%  %.1fs elapsed  %s\n", label_.c_str(), 10 * decile, elapsed,
                  detail.c_str());
   }
+  std::fflush(stderr);
+}
+
+bool Progress::heartbeat_due() const {
+  return enabled_ &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - last_print_).count() >=
+             kHeartbeatSeconds;
+}
+
+void Progress::heartbeat(double done, const std::string& detail) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  last_print_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  std::fprintf(stderr, "%s%s %5.1f%%  %.1fs elapsed  %s%s", terminal_ ? "\r" : "", label_.c_str(),
+               100.0 * done / total_, elapsed, detail.c_str(), terminal_ ? "\033[K" : "\n");
   std::fflush(stderr);
 }
 

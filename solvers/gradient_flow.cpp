@@ -51,6 +51,7 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
       ++accepted_steps_;
       consecutive_failures = 0;
       if (!clipped) dt_ = dt;
+      report(time_, dt, accepted_steps_);
     } else {
       if (++consecutive_failures > 500)
         throw std::runtime_error("gradient flow: step size control failed");

@@ -2,6 +2,7 @@
 // What the runners need of a particle time integrator: advance to a time, report the clock, and
 // save and restore everything a continued run needs (checkpoints, `cpm run --restart`).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -13,6 +14,17 @@ namespace cpm {
 // An integrator's state by name: its clock, its step counter (the random streams' position) and
 // any adaptive state. Stored as doubles, exact for counters below 2^53.
 using IntegratorState = std::map<std::string, double>;
+
+// Where an integrator is inside advance_to: its clock, the size of its last step and the steps
+// taken. A minimiser reports its iterations as steps, its line-search factor or FIRE time step as
+// step, and its projected-gradient norm as residual (negative for time integrators).
+struct IntegratorProgress {
+  double time = 0.0;
+  double step = 0.0;
+  std::uint64_t steps = 0;
+  double residual = -1.0;
+};
+using IntegratorObserver = std::function<void(const IntegratorProgress&)>;
 
 class ParticleIntegrator {
  public:
@@ -27,6 +39,18 @@ class ParticleIntegrator {
   // Continues from a saved state: the next advance_to gives bit for bit what the run that saved
   // it would have given. Throws std::invalid_argument naming a missing or impossible entry.
   virtual void restore_state(const IntegratorState& state) = 0;
+
+  // Called after every step inside advance_to (integrators do no I/O; a runner that wants a
+  // progress line between output times installs one). Keep it cheap: it runs once per step.
+  void set_observer(IntegratorObserver observer) { observer_ = std::move(observer); }
+
+ protected:
+  void report(double time, double step, std::uint64_t steps, double residual = -1.0) const {
+    if (observer_) observer_({time, step, steps, residual});
+  }
+
+ private:
+  IntegratorObserver observer_;
 };
 
 // The entry `name` of `state`, or std::invalid_argument naming it.

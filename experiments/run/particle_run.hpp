@@ -26,7 +26,7 @@ class ParticleRun final : public RunSystem {
   std::string table_name() const override { return "observables.csv"; }
   Particles& particles() override { return particles_; }
   ForceField& forces() override { return *system_.forces; }
-  const ParticleIntegrator& particle_integrator() const override { return *system_.integrator; }
+  ParticleIntegrator& particle_integrator() override { return *system_.integrator; }
   void draw_figures(const std::string& directory) const override;
 
  private:

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "experiments/run/minimization_report.hpp"
 #include "experiments/run/run_output.hpp"
 #include "experiments/run/run_restart.hpp"
 #include "io/csv_table.hpp"
@@ -32,14 +33,23 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
   RunOutput output(config, run.field_grid(), options.overwrite);  // run.h5 (H5MD) and run.pvd
   Progress progress(run.field_grid() ? "cpm run (particles and grid)" : "cpm run",
                     config.dynamics.t_end, options.progress);
+  ParticleIntegrator& integrator = run.particle_integrator();
+  integrator.set_observer([&](const IntegratorProgress& p) {
+    if (!progress.heartbeat_due()) return;
+    progress.heartbeat(p.time, p.residual >= 0.0 ? "iteration=" + std::to_string(p.steps) +
+                                                       " gradient_norm=" + format_number(p.residual)
+                                                 : "t=" + format_number(p.time, 6) +
+                                                       " step=" + format_number(p.step) +
+                                                       " steps=" + std::to_string(p.steps));
+  });
   Eigen::MatrixXd drift;
   for (const double t : output_times(config.dynamics, start)) {
     run.advance_to(t);
     if (!run.particles().positions.allFinite())
       throw std::runtime_error(
           "particle positions became non-finite before t = " + std::to_string(t) +
-          " (singular kernel with too large a step: reduce dynamics.step, or "
-          "use the mollified kernel with noise)");
+          " (singular kernel with too large a step: reduce dynamics.step, or use "
+          "integrator = \"implicit_langevin\", or \"minimize\" for the equilibrium at beta = inf)");
     const std::vector<double> row = run.measure();
     table.add_row(row);
     run.forces().compute(run.particles().positions, drift, nullptr);
@@ -50,8 +60,12 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
     progress.update(
         t, "t=" + format_number(t) + " " + columns[headline] + "=" + format_number(row[headline]));
   }
-  progress.finish("output in " + config.output.directory);
+  integrator.set_observer({});
+  const auto* minimizer = dynamic_cast<const MinimizerIntegrator*>(&integrator);
+  const std::string summary = minimizer ? write_minimization_report(*minimizer, dir) + " " : "";
+  progress.finish(summary + "output in " + config.output.directory);
   run.draw_figures(dir);
+  if (minimizer) draw_minimization_figure(dir);
 }
 
 void plot_observables(const std::string& csv, const std::string& png,

@@ -2,7 +2,9 @@
 // The one loop of `cpm run`, shared by the particle-only run and the side-by-side run with the grid
 // solver: restore from a checkpoint if asked, prepare the output folder, write run_info.txt, then
 // at every output time advance, check that the particles stayed finite, record a row of the table,
-// write the frame (run.h5, run.pvd) and report progress, and finally draw the figures.
+// write the frame (run.h5, run.pvd) and report progress, and finally draw the figures. Inside an
+// output interval the progress line shows, every few seconds, the integrator's time, step size and
+// steps (a minimiser's iterations and projected-gradient norm).
 #include <string>
 #include <vector>
 
@@ -41,7 +43,7 @@ class RunSystem {
 
   virtual Particles& particles() = 0;
   virtual ForceField& forces() = 0;
-  virtual const ParticleIntegrator& particle_integrator() const = 0;
+  virtual ParticleIntegrator& particle_integrator() = 0;
   // The grid of a frame's fields and the fields, or nulls for a particle-only run.
   virtual const Grid* field_grid() const { return nullptr; }
   virtual const std::vector<double>* density() const { return nullptr; }

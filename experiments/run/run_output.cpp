@@ -57,10 +57,17 @@ ParameterSet run_parameters(const RunConfig& c) {
   p.set("dynamics.step", c.dynamics.step);
   p.set("dynamics.t_end", c.dynamics.t_end);
   p.set("dynamics.outputs", static_cast<std::int64_t>(c.dynamics.outputs));
-  if (c.dynamics.integrator == "gradient_flow") {
+  const std::string& integrator = c.dynamics.integrator;
+  if (integrator == "gradient_flow" || integrator == "implicit_gradient_flow") {
     p.set("dynamics.absolute_tolerance", c.dynamics.absolute_tolerance);
     p.set("dynamics.relative_tolerance", c.dynamics.relative_tolerance);
   }
+  if (integrator == "minimize") {
+    p.set("dynamics.minimizer", c.dynamics.minimizer);
+    p.set("dynamics.max_iterations", static_cast<std::int64_t>(c.dynamics.max_iterations));
+  }
+  if (integrator == "minimize" || integrator == "implicit_langevin")
+    p.set("dynamics.tolerance", c.dynamics.tolerance);
   if (c.grid) {
     std::vector<double> cells(c.grid->cells.data(), c.grid->cells.data() + c.grid->cells.size());
     p.set("grid.cells", cells);

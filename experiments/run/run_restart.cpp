@@ -29,20 +29,20 @@ Checkpoint load_restart(const RunConfig& config, const std::string& path) {
   const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
   if (same_folder(config.output.directory, folder.string()))
     throw InputError(config.source + ": output.directory: \"" + config.output.directory +
-                      "\" holds the restart file " + path +
-                      "; a continued run writes into a new folder");
+                     "\" holds the restart file " + path +
+                     "; a continued run writes into a new folder");
   Checkpoint c = read_checkpoint(path);
   const ParameterSet expected = run_parameters(config);
   if (const auto key = first_difference(c.parameters, expected, kMayDiffer))
     throw InputError(path + ": parameter " + *key + " is " + value_of(c.parameters, *key) +
-                      " in the checkpoint but " + value_of(expected, *key) + " in " +
-                      config.source + "; a restart continues the same model");
+                     " in the checkpoint but " + value_of(expected, *key) + " in " + config.source +
+                     "; a restart continues the same model");
   if (c.positions.rows() != config.n || c.positions.cols() != config.domain.dim())
     throw InputError(path + ": checkpoint positions do not have the configured shape");
   if (config.grid.has_value() != (c.density.size() > 0))
     throw InputError(path + (config.grid ? ": checkpoint holds no grid density for [grid]"
-                                          : ": checkpoint holds a grid density but the "
-                                            "configuration has no [grid]"));
+                                         : ": checkpoint holds a grid density but the "
+                                           "configuration has no [grid]"));
   if (!(c.state.time < config.dynamics.t_end)) {
     std::ostringstream m;
     m << path << ": the checkpoint is at t = " << c.state.time
@@ -65,6 +65,8 @@ double restore_from(const RunConfig& config, const std::string& path,
 }
 
 std::vector<double> output_times(const DynamicsConfig& dynamics, double start) {
+  if (dynamics.integrator == "minimize")
+    return start < dynamics.t_end ? std::vector<double>{dynamics.t_end} : std::vector<double>{};
   std::vector<double> times;
   for (int k = 0; k <= dynamics.outputs; ++k) {
     const double t = dynamics.t_end * k / dynamics.outputs;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "io/h5md_reader.hpp"
 #include "config/run_config.hpp"
+#include "io/h5md_reader.hpp"
 
 namespace cpm {
 
@@ -24,7 +24,8 @@ double restore_from(const RunConfig& config, const std::string& path,
                     const std::function<void(const Checkpoint&)>& restore);
 
 // The output times t_k = t_end · k / outputs from t = 0, or, for a run that continues from
-// `start` > 0, the start itself followed by the t_k after it.
+// `start` > 0, the start itself followed by the t_k after it. For integrator = "minimize" only
+// t_end: the run writes one frame, the equilibrium.
 std::vector<double> output_times(const DynamicsConfig& dynamics, double start = 0.0);
 
 }  // namespace cpm

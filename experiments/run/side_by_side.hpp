@@ -49,7 +49,7 @@ class SideBySideRun final : public RunSystem {
   // clock.
   Particles& particles() override { return particles_; }
   McKeanVlasovSolver& grid_solver() { return *solver_; }
-  const ParticleIntegrator& particle_integrator() const override { return *system_.integrator; }
+  ParticleIntegrator& particle_integrator() override { return *system_.integrator; }
   ForceField& forces() override { return *system_.forces; }
   const Grid& grid() const { return solver_->grid(); }
   const Grid* field_grid() const override { return &solver_->grid(); }

@@ -92,16 +92,26 @@ TEST(ModelSections, InitialLawRejectsUnknownKeysWrongTypesAndImpossibleValues) {
 
 TEST(ModelSections, DynamicsRejectsUnknownKeysWrongTypesAndImpossibleValues) {
   auto in_time = [](TomlReader t) { read_dynamics(t, DynamicsClock::time, DynamicsConfig{}); };
-  expect_errors("dynamics", in_time,
-                {{"stepsize = 0.1\n", "stepsize: unknown key"},
-                 {"steps = 10\n", "steps: unknown key"},
-                 {"beta = 0.0\n", "beta: must be positive"},
-                 {"beta = \"hot\"\n", "beta: expected a number"},
-                 {"beta = 1.0\nintegrator = \"gradient_flow\"\n", "integrator: gradient_flow"},
-                 {"step = -1.0\n", "step: must be positive"},
-                 {"t_end = 0.0\n", "t_end: must be positive"},
-                 {"outputs = 0\n", "outputs: must be at least 1"},
-                 {"outputs = 1.5\n", "outputs: expected an integer"}});
+  expect_errors(
+      "dynamics", in_time,
+      {{"stepsize = 0.1\n", "stepsize: unknown key"},
+       {"steps = 10\n", "steps: unknown key"},
+       {"beta = 0.0\n", "beta: must be positive"},
+       {"beta = \"hot\"\n", "beta: expected a number"},
+       {"beta = 1.0\nintegrator = \"gradient_flow\"\n", "integrator: gradient_flow"},
+       {"beta = 1.0\nintegrator = \"implicit_gradient_flow\"\n",
+        "integrator: implicit_gradient_flow is the noiseless flow"},
+       {"beta = 1.0\nintegrator = \"minimize\"\n", "integrator: minimize finds"},
+       {"integrator = \"euler\"\n", "integrator: unknown value 'euler'"},
+       {"minimizer = \"fire\"\n", "minimizer: applies to integrator = \"minimize\""},
+       {"integrator = \"minimize\"\nminimizer = \"bfgs\"\n", "minimizer: unknown value 'bfgs'"},
+       {"integrator = \"gradient_flow\"\ntolerance = 1e-6\n", "tolerance: applies to integrator"},
+       {"integrator = \"minimize\"\ntolerance = 0.0\n", "tolerance: must be positive"},
+       {"integrator = \"minimize\"\nmax_iterations = 0\n", "max_iterations: must lie in 1"},
+       {"step = -1.0\n", "step: must be positive"},
+       {"t_end = 0.0\n", "t_end: must be positive"},
+       {"outputs = 0\n", "outputs: must be at least 1"},
+       {"outputs = 1.5\n", "outputs: expected an integer"}});
   auto in_steps = [](TomlReader t) { read_dynamics(t, DynamicsClock::steps, DynamicsConfig{}); };
   expect_errors("dynamics", in_steps,
                 {{"t_end = 1.0\n", "t_end: unknown key"}, {"steps = -1\n", "steps: must be >= 0"}});
@@ -158,6 +168,17 @@ TEST(ModelSections, RieszExponentHasOneRuleInEveryCommand) {
   const std::string late =
       error_of([&] { check_interaction_dimension(c, 2, "k.toml", "repulsion"); });
   EXPECT_EQ(late, kernel);
+}
+
+TEST(ModelSections, MinimiserGivesNoTrajectoryForTheGridOrAStudy) {
+  const std::string model =
+      "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0]\nradius = 1.0\n"
+      "[interaction]\nkernel = \"riesz\"\ns = 0.5\n[dynamics]\nintegrator = \"minimize\"\n";
+  EXPECT_NO_THROW(parse_run_config(model, "run.toml"));
+  const std::string grid =
+      error_of([&] { parse_run_config(model + "[grid]\ncells = [32]\n", "run.toml"); });
+  EXPECT_EQ(grid.rfind("run.toml: dynamics.integrator: minimize gives one equilibrium", 0), 0u)
+      << grid;
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 // others but not itself, so the cloud is slightly smaller. The test checks that the radii approach
 // R at that rate (the observed exponent is printed) and that the Richardson extrapolation with the
 // known exponent, R_∞ = (2^p R_{2N} − R_N)/(2^p − 1), lies within 2% of R.
+//
+// The same checks run on the equilibria found directly by the Newton minimiser
+// (solvers/energy_minimizer.hpp), which also reaches the Coulomb case in d = 3 (s = 1: the
+// uniform unit ball for a = 1, γ = 0), too slow to relax by the explicit flow at these N.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +22,8 @@
 
 #include "core/initial_law.hpp"
 #include "core/observables.hpp"
+#include "solvers/blocked_pair_sum.hpp"
+#include "solvers/energy_minimizer.hpp"
 #include "solvers/gradient_flow.hpp"
 
 namespace cpm {
@@ -29,17 +35,30 @@ struct RelaxedGas {
   double ks;
 };
 
+// How the particles reach the equilibrium: the explicit gradient flow to t_end, or the minimiser.
+enum class Relaxation { gradient_flow, newton };
+
 RelaxedGas relax(const InteractionKernel& kernel, int d, int n, double radius, double gamma,
-                 double t_end) {
+                 double t_end, Relaxation how) {
   InitialLaw law;
   law.centre = Eigen::VectorXd::Zero(d);
   law.scale = 0.5;
   Particles p = sample_particles(law, n, 7, 0);
-  ForceField forces(std::make_shared<QuadraticPotential>(1.0), make_reference_pair_sum(kernel),
-                    1.0);
-  GradientFlowIntegrator flow(forces, Domain::whole_space(d),
-                              GradientFlowParameters{1e-9, 1e-7, 1e-3});
-  flow.advance_to(p, t_end);
+  if (how == Relaxation::gradient_flow) {
+    ForceField forces(std::make_shared<QuadraticPotential>(1.0), make_reference_pair_sum(kernel),
+                      1.0);
+    GradientFlowIntegrator flow(forces, Domain::whole_space(d),
+                                GradientFlowParameters{1e-9, 1e-7, 1e-3});
+    flow.advance_to(p, t_end);
+  } else {
+    ForceField forces(std::make_shared<QuadraticPotential>(1.0), make_blocked_pair_sum(kernel),
+                      1.0);
+    DriftJacobian jacobian(forces, Domain::whole_space(d), make_pair_hessian(kernel));
+    EnergyMinimizer newton(forces, &jacobian, Domain::whole_space(d),
+                           {"newton", 1e-10, 1000, 1e-3});
+    const MinimizationResult r = newton.minimize(p.positions);
+    EXPECT_TRUE(r.converged) << r.stop_reason;
+  }
 
   Eigen::VectorXd r = radii(p.positions, Eigen::VectorXd::Zero(d));
   std::sort(r.begin(), r.end());
@@ -54,10 +73,11 @@ RelaxedGas relax(const InteractionKernel& kernel, int d, int n, double radius, d
 }
 
 void check_equilibrium(const char* name, const InteractionKernel& kernel, int d, double radius,
-                       double gamma, double rate, std::vector<int> sizes, double t_end) {
+                       double gamma, double rate, std::vector<int> sizes, double t_end,
+                       Relaxation how = Relaxation::gradient_flow, double max_ks = 0.1) {
   std::vector<RelaxedGas> gases;
   for (int n : sizes) {
-    gases.push_back(relax(kernel, d, n, radius, gamma, t_end));
+    gases.push_back(relax(kernel, d, n, radius, gamma, t_end, how));
     const RelaxedGas& g = gases.back();
     std::printf("%s N=%d: R from moment %.5f (exact %.5f, error %.2f%%), outermost %.5f, KS %.4f\n",
                 name, n, g.radius_from_moment, radius, 100 * (g.radius_from_moment / radius - 1),
@@ -79,7 +99,7 @@ void check_equilibrium(const char* name, const InteractionKernel& kernel, int d,
       name, observed_rate, rate, extrapolated, 100 * (extrapolated / radius - 1));
   EXPECT_NEAR(observed_rate, rate, 0.15) << name;
   EXPECT_NEAR(extrapolated, radius, 0.02 * radius) << name;
-  EXPECT_LT(gases.back().ks, 0.1) << name;
+  EXPECT_LT(gases.back().ks, max_ks) << name;
 }
 
 TEST(RieszEquilibrium, OneDimensionalRieszHalfMatchesClosedFormProfile) {
@@ -96,6 +116,19 @@ TEST(RieszEquilibrium, OneDimensionalLogGasMatchesSemicircle) {
 TEST(RieszEquilibrium, TwoDimensionalRieszSMatchesClosedFormProfile) {
   check_equilibrium("2D s=1.2", InteractionKernel::power(1.2), 2, 1.518357, 0.6, 0.4,
                     {100, 200, 400}, 8.0);
+}
+
+TEST(RieszEquilibrium, MinimiserMatchesTheClosedFormProfilesInOneTwoAndThreeDimensions) {
+  check_equilibrium("Newton 1D s=0.5", InteractionKernel::power(0.5), 1, 1.399635, 0.75, 0.5,
+                    {25, 50, 100}, 0.0, Relaxation::newton);
+  check_equilibrium("Newton 1D log", InteractionKernel::log(), 1, std::sqrt(2.0), 0.5, 1.0,
+                    {50, 100, 200}, 0.0, Relaxation::newton);
+  check_equilibrium("Newton 2D s=1.2", InteractionKernel::power(1.2), 2, 1.518357, 0.6, 0.4,
+                    {100, 200, 400}, 0.0, Relaxation::newton);
+  // The finite Coulomb ball is layered in shells, so its radial law approaches the uniform one
+  // slowly in the KS distance (0.35, 0.29, 0.23 at these N) while R converges at the known rate.
+  check_equilibrium("Newton 3D Coulomb", InteractionKernel::power(1.0), 3, 1.0, 0.0, 2.0 / 3.0,
+                    {100, 200, 400}, 0.0, Relaxation::newton, 0.25);
 }
 
 }  // namespace

@@ -1,0 +1,278 @@
+#include "solvers/energy_minimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "solvers/krylov.hpp"
+
+namespace cpm {
+
+namespace {
+
+// Newton: Armijo constant, halvings of the line search, conjugate-gradient iterations per step.
+constexpr double kArmijo = 1e-4;
+constexpr int kLineSearchHalvings = 60;
+constexpr int kMaxLinearIterations = 500;
+// Relative size of the rounding errors of the objective (a sum of N² pair terms, each relative
+// 1e-16): a trial point whose objective is within it and whose gradient norm is smaller is taken,
+// since the Armijo test cannot decide there.
+constexpr double kObjectiveRounding = 1e-12;
+// FIRE (E. Bitzek, P. Koskinen, F. Gähler, M. Moseler, P. Gumbsch, Phys. Rev. Lett. 97 (2006)
+// 170201), with the parameters of the paper, LAMMPS and ASE.
+constexpr int kFireDelay = 5;
+constexpr double kFireGrow = 1.1, kFireShrink = 0.5, kFireAlpha = 0.1, kFireAlphaShrink = 0.99;
+constexpr double kFireMaxStepFactor = 10.0;
+
+double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a.array() * b.array()).sum();
+}
+
+// A length of D: the ball's radius, half the smallest side of a box, +inf for the whole space.
+double domain_size(const Domain& domain) {
+  switch (domain.kind()) {
+    case Domain::Kind::ball:
+      return domain.radius();
+    case Domain::Kind::box:
+      return 0.5 * (domain.upper() - domain.lower()).minCoeff();
+    case Domain::Kind::whole_space:
+      break;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+double max_row_norm(const Eigen::MatrixXd& m) {
+  return m.rows() == 0 ? 0.0 : m.rowwise().norm().maxCoeff();
+}
+
+}  // namespace
+
+EnergyMinimizer::EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Domain domain,
+                                 MinimizerParameters parameters)
+    : forces_(forces),
+      jacobian_(jacobian),
+      constraints_(std::move(domain)),
+      parameters_(std::move(parameters)) {
+  if (parameters_.method != "newton" && parameters_.method != "fire")
+    throw std::invalid_argument("unknown minimiser '" + parameters_.method + "'");
+  if (parameters_.method == "newton" && !jacobian_)
+    throw std::invalid_argument("the Newton minimiser needs the drift's Jacobian");
+  if (!(parameters_.tolerance > 0.0))
+    throw std::invalid_argument("minimiser tolerance must be positive");
+  if (!(parameters_.fire_step > 0.0)) throw std::invalid_argument("FIRE step must be positive");
+}
+
+void EnergyMinimizer::evaluate(Point& p) {
+  EnergyTerms terms;
+  forces_.compute(p.x, p.drift, &terms);
+  ++force_evaluations_;
+  const double n = static_cast<double>(p.x.rows());
+  p.energy = terms.total();
+  p.objective = n * p.energy;
+  p.gradient = p.drift;
+  if (sigma_ != 0.0) {
+    p.gradient += sigma_ * (p.x - *anchor_);
+    p.objective += 0.5 * sigma_ * (p.x - *anchor_).squaredNorm();
+  }
+  p.finite = std::isfinite(p.objective) && p.gradient.allFinite();
+  if (!p.finite) {
+    p.norm = std::numeric_limits<double>::infinity();
+    return;
+  }
+  projected_ = p.x - p.gradient;
+  constraints_.domain().project_all(projected_);
+  p.norm = std::sqrt((p.x - projected_).squaredNorm() / n);
+}
+
+MinimizationResult EnergyMinimizer::finish(const Point& p, int iterations, bool converged,
+                                           std::string reason) {
+  MinimizationResult r;
+  r.iterations = iterations;
+  r.converged = converged;
+  r.energy = sigma_ != 0.0 ? p.objective / static_cast<double>(p.x.rows()) : p.energy;
+  r.gradient_norm = p.norm;
+  r.force_evaluations = force_evaluations_;
+  r.hessian_products = jacobian_ ? jacobian_->products() - products_start_ : 0;
+  r.stop_reason = std::move(reason);
+  return r;
+}
+
+MinimizationResult EnergyMinimizer::minimize(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+  sigma_ = 0.0;
+  anchor_ = nullptr;
+  return parameters_.method == "fire" ? fire(x, observe) : newton(x, observe);
+}
+
+MinimizationResult EnergyMinimizer::minimize_proximal(Eigen::MatrixXd& y,
+                                                      const Eigen::MatrixXd& anchor, double tau,
+                                                      const MinimizerObserver& observe) {
+  if (!(tau > 0.0)) throw std::invalid_argument("proximal step must be positive");
+  sigma_ = 1.0 / tau;
+  anchor_ = &anchor;
+  MinimizationResult r = newton(y, observe);
+  sigma_ = 0.0;
+  anchor_ = nullptr;
+  return r;
+}
+
+MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+  force_evaluations_ = 0;
+  products_start_ = jacobian_->products();
+  const double n = static_cast<double>(x.rows());
+  const double size = domain_size(constraints_.domain());
+  Point current, trial;
+  current.x = x;
+  evaluate(current);
+  if (!current.finite)
+    throw std::invalid_argument(
+        "the starting configuration has a non-finite energy or force (particles at one point?)");
+  Eigen::MatrixXd b, direction;
+  int linear_iterations = 0;
+  double step = 0.0;
+  for (int iteration = 0;; ++iteration) {
+    if (observe) {
+      MinimizerProgress p;
+      p.iteration = iteration;
+      p.energy = sigma_ != 0.0 ? current.objective / n : current.energy;
+      p.gradient_norm = current.norm;
+      p.step = step;
+      p.active = jacobian_->constraints().count();
+      p.force_evaluations = force_evaluations_;
+      p.hessian_products = jacobian_->products() - products_start_;
+      p.linear_iterations = linear_iterations;
+      observe(p);
+    }
+    if (current.norm <= parameters_.tolerance) {
+      x = current.x;
+      return finish(current, iteration, true, "converged");
+    }
+    if (iteration >= parameters_.max_iterations) {
+      x = current.x;
+      return finish(current, iteration, false, "max_iterations");
+    }
+
+    // The Newton direction on the allowed motions: (P J P + σ + curvature) p = −P G, solved to the
+    // relative residual min(1/2, √r) (the forcing term of S. C. Eisenstat, H. F. Walker, SIAM J.
+    // Sci. Comput. 17 (1996) 16–32, which makes the convergence superlinear).
+    jacobian_->linearise(current.x, current.drift, current.gradient);
+    b = -current.gradient;
+    jacobian_->restrict(b);
+    const double forcing = std::min(0.5, std::sqrt(current.norm));
+    const double target = forcing * b.norm();
+    const KrylovResult solve = conjugate_gradient(
+        [&](const Eigen::MatrixXd& v, Eigen::MatrixXd& out) { jacobian_->apply(v, out, sigma_); },
+        [&](const Eigen::MatrixXd& r, Eigen::MatrixXd& z) {
+          jacobian_->precondition(r, z, sigma_);
+        },
+        b, direction, [&](const Eigen::MatrixXd& r) { return r.norm() <= target; },
+        kMaxLinearIterations);
+    linear_iterations = solve.iterations;
+    double slope = -dot(b, direction);  // G·p on the allowed motions
+    if (!(slope < 0.0) || !direction.allFinite()) {
+      // Negative curvature at the first iteration: the preconditioned gradient instead.
+      jacobian_->precondition(b, direction, sigma_);
+      slope = -dot(b, direction);
+    }
+    const double longest = max_row_norm(direction);
+    double alpha = longest > size ? size / longest : 1.0;
+
+    bool accepted = false;
+    for (int halving = 0; halving < kLineSearchHalvings && !accepted; ++halving, alpha *= 0.5) {
+      trial.x = current.x + alpha * direction;
+      constraints_.domain().project_all(trial.x);
+      evaluate(trial);
+      if (!trial.finite) continue;
+      // Armijo along the projection arc (D. P. Bertsekas, SIAM J. Control Optim. 20 (1982)
+      // 221–246): the decrease must be a fraction of the first-order prediction G·(x(α) − x).
+      const double predicted = dot(current.gradient, trial.x - current.x);
+      const double rounding = kObjectiveRounding * std::abs(current.objective);
+      accepted = trial.objective <= current.objective + kArmijo * std::min(predicted, 0.0) ||
+                 (trial.objective <= current.objective + rounding && trial.norm < current.norm);
+      if (accepted) step = alpha;
+    }
+    if (!accepted) {
+      x = current.x;
+      return finish(current, iteration, false,
+                    "the line search found no decrease (at the rounding floor of the energy?)");
+    }
+    std::swap(current, trial);
+  }
+}
+
+MinimizationResult EnergyMinimizer::fire(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+  force_evaluations_ = 0;
+  products_start_ = jacobian_ ? jacobian_->products() : 0;
+  Point current, trial;
+  current.x = x;
+  evaluate(current);
+  if (!current.finite)
+    throw std::invalid_argument(
+        "the starting configuration has a non-finite energy or force (particles at one point?)");
+  const double size = domain_size(constraints_.domain());
+  const double max_move =
+      0.05 * (std::isfinite(size) ? size : 1.0 + current.x.cwiseAbs().maxCoeff());
+  double dt = parameters_.fire_step, alpha = kFireAlpha;
+  const double dt_max = kFireMaxStepFactor * parameters_.fire_step;
+  int positive_steps = 0;
+  Eigen::MatrixXd velocity = Eigen::MatrixXd::Zero(x.rows(), x.cols()), force, move;
+  for (int iteration = 0;; ++iteration) {
+    constraints_.update(current.x, current.gradient);
+    if (observe) {
+      MinimizerProgress p;
+      p.iteration = iteration;
+      p.energy = current.energy;
+      p.gradient_norm = current.norm;
+      p.step = dt;
+      p.active = constraints_.count();
+      p.force_evaluations = force_evaluations_;
+      observe(p);
+    }
+    if (current.norm <= parameters_.tolerance) {
+      x = current.x;
+      return finish(current, iteration, true, "converged");
+    }
+    if (iteration >= parameters_.max_iterations) {
+      x = current.x;
+      return finish(current, iteration, false, "max_iterations");
+    }
+    // The force −G and the velocity restricted to the motions the wall allows.
+    force = -current.gradient;
+    constraints_.restrict(force);
+    constraints_.restrict(velocity);
+    const double power = dot(force, velocity);
+    if (power > 0.0) {
+      const double force_norm = force.norm();
+      if (force_norm > 0.0)
+        velocity = (1.0 - alpha) * velocity + (alpha * velocity.norm() / force_norm) * force;
+      if (++positive_steps > kFireDelay) {
+        dt = std::min(dt * kFireGrow, dt_max);
+        alpha *= kFireAlphaShrink;
+      }
+    } else {
+      positive_steps = 0;
+      dt *= kFireShrink;
+      alpha = kFireAlpha;
+      velocity.setZero();
+    }
+    // Semi-implicit Euler with the displacement of each particle capped.
+    velocity += dt * force;
+    move = dt * velocity;
+    for (Eigen::Index k = 0; k < move.rows(); ++k) {
+      const double length = move.row(k).norm();
+      if (length > max_move) move.row(k) *= max_move / length;
+    }
+    trial.x = current.x + move;
+    constraints_.domain().project_all(trial.x);
+    evaluate(trial);
+    if (!trial.finite) {  // particles met: go back, slow down
+      dt *= kFireShrink;
+      velocity.setZero();
+      positive_steps = 0;
+      continue;
+    }
+    std::swap(current, trial);
+  }
+}
+
+}  // namespace cpm
