@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "bench/instruction_set.hpp"
 #include "core/feature_initialisation.hpp"
 #include "learning/synthetic_tasks.hpp"
 #include "physics/alignment.hpp"
@@ -47,6 +48,7 @@ void pointwise_gradient(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
 }  // namespace
 
 int main() {
+  cpm::print_instruction_set();
   using namespace cpm;
   SyntheticTask task;
   task.dim = 8;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/attention_bench_support.hpp"
+#include "bench/instruction_set.hpp"
 
 namespace {
 
@@ -30,6 +31,7 @@ double log_log_slope(const std::vector<double>& lengths, const std::vector<doubl
 }  // namespace
 
 int main(int argc, char** argv) {
+  cpm::print_instruction_set();
   int max_length = 8192, max_softmax = 8192;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--max-length") == 0) max_length = std::atoi(argv[i + 1]);

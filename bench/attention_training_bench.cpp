@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bench/attention_bench_support.hpp"
+#include "bench/instruction_set.hpp"
 
 namespace {
 
@@ -30,6 +31,7 @@ double torch_tokens_per_second(const std::string& attention, int length, int ste
 }  // namespace
 
 int main(int argc, char** argv) {
+  cpm::print_instruction_set();
   int steps = 10;
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);

@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <string>
 
+#include "bench/instruction_set.hpp"
 #include "io/h5md_writer.hpp"
 #include "viz/vtk_writer.hpp"
 
@@ -26,6 +27,7 @@ double ms_per_call(int calls, const std::function<void(int)>& f) {
 }  // namespace
 
 int main() {
+  cpm::print_instruction_set();
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "cpm_output_bench";
   fs::remove_all(dir);

@@ -9,7 +9,12 @@
 // correction for each near range of --mesh-near: time per evaluation and the error against the
 // direct sum on a subsample of rows (--mesh-only: this part alone; --mesh-n: another N).
 //
-//   pair_force_bench [--quick] [--reference-max-n N] [--sizes "2:2000,10000;3:10000"] [--csv]
+// Next to the scalar reference loop ("ratio"), a plain OpenMP + `omp simd` loop over all ordered
+// pairs (bench/plain_pair_sum.cpp, compiled with -ffast-math so that GCC vectorises all of it;
+// "x plain": the blocked sum's rate over its rate), up to --plain-max-n particles.
+//
+//   pair_force_bench [--quick] [--reference-max-n N] [--plain-max-n N]
+//                    [--sizes "2:2000,10000;3:10000"] [--csv]
 //                    [--no-mesh] [--mesh-only] [--mesh-n N] [--mesh-near "-1,2"]
 #include <omp.h>
 #include <time.h>
@@ -21,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/instruction_set.hpp"
+#include "bench/plain_pair_sum.hpp"
 #include "core/random_stream.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/particle_mesh_sum.hpp"
@@ -79,17 +86,20 @@ Timing best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budg
 }
 
 // Core clock from a chain of dependent integer additions (one per cycle on x86), timed in the
-// thread's own CPU time so that other processes on the machine do not bias it.
+// thread's own CPU time so that other processes on the machine do not bias it. Four additions
+// per iteration: with one, Zen 3 took two cycles per iteration (the loop's own branch) and the
+// clock read half its value.
 double measured_clock_hz() {
-  const long iterations = 200'000'000;
+  const long iterations = 100'000'000;
   double best = 1e300;
   for (int rep = 0; rep < 10; ++rep) {
     long v = 0;
     const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-    for (long i = 0; i < iterations; ++i) asm volatile("add $1, %0" : "+r"(v));
+    for (long i = 0; i < iterations; ++i)
+      asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(v));
     best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
   }
-  return iterations / best;
+  return 4.0 * iterations / best;
 }
 
 // Sustained FMA rate of one core: 10 independent register chains of fused multiply-adds,
@@ -229,8 +239,9 @@ const char* const kUsage =
     "\"-1,2\"]\n";
 
 int main(int argc, char** argv) {
+  cpm::print_instruction_set();
   bool quick = false, csv = false, mesh = true, mesh_only = false;
-  long reference_max_n = 100000;
+  long reference_max_n = 100000, plain_max_n = 100000;
   std::string size_spec, near_spec = "-1," + std::to_string(cpm::default_near_cells(2));
   long mesh_n = 0;
   for (int i = 1; i < argc; ++i) {
@@ -242,6 +253,8 @@ int main(int argc, char** argv) {
       mesh = false;
     else if (!std::strcmp(argv[i], "--reference-max-n") && i + 1 < argc)
       reference_max_n = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--plain-max-n") && i + 1 < argc)
+      plain_max_n = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc)
       size_spec = argv[++i];
     else if (!std::strcmp(argv[i], "--mesh-near") && i + 1 < argc)
@@ -265,8 +278,9 @@ int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
   const double clock = measured_clock_hz();
   const double fma_core = measured_fma_flops_per_core();
-  // Zen 4 (AMD EPYC family 25 model 17): one 512-bit FMA per cycle and core (two 256-bit FMA
-  // pipes; measured below), so 8 lanes × 2 flops = 16 double flops per cycle and core.
+  // Zen 4 (AMD EPYC family 25 model 17) with AVX-512: one 512-bit FMA per cycle and core (two
+  // 256-bit FMA pipes; measured below), 8 lanes × 2 flops; Zen 3 (family 25 model 1) with AVX2:
+  // two 256-bit FMAs per cycle, 2 × 4 lanes × 2 flops. Either way 16 double flops per cycle.
   const double core_peak = 16.0 * clock;
   std::printf("threads %d, SIMD %s (%zu doubles), core clock %.2f GHz (dependent-add chain)\n",
               threads, xsimd::default_arch::name(), cpm::SimdDouble::size, clock * 1e-9);
@@ -279,15 +293,23 @@ int main(int argc, char** argv) {
       "cpu: N(N-1) / (process CPU seconds / %d), the rate on %d otherwise idle cores\n\n",
       threads, threads);
 
-  // Evaluator flops per lane: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate +
-  // 6 fma + 2 mul (15); the generic power (SimdPower, solvers/simd_math.hpp) = 3 exponent,
-  // mantissa and index operations + 3 table lookups + 1 fms + 7 fma + 1 mul + 1 round + 1 fms +
-  // 1 add + 1 fma + 3 add/sub (the 1/16 rounding) + 6 fma + 1 mul + 1 add + 1 scalef = 47
-  // (a fused multiply-add counts 2).
+  // Evaluator flops per lane (a fused multiply-add counts 2, an estimate, division or square
+  // root 1). AVX-512: reciprocal = estimate + 4 fma (9); reciprocal_sqrt = estimate + 6 fma +
+  // 2 mul (15); the generic power (SimdPower, solvers/simd_math.hpp) = 3 exponent, mantissa
+  // and index operations + 3 table lookups + 1 fms + 7 fma + 1 mul + 1 round + 1 fms + 1 add +
+  // 1 fma + 3 add/sub (the 1/16 rounding) + 6 fma + 1 mul + 1 add + 1 scalef = 47. Below
+  // AVX-512: reciprocal = 1 division; s = 1/2 = 2 square roots + 1 mul + 1 division + 1 mul (for
+  // the value; 4 without); the AVX2 power = 22 fma + 6 mul + 7 add/sub + 1 division = 58 (its
+  // integer operations not counted).
+#if defined(__AVX512F__)
+  const double reciprocal_flops = 9.0, quarter_flops = 2 * 15.0 + 1 + 3, power_flops = 47.0;
+#else
+  const double reciprocal_flops = 1.0, quarter_flops = 4.0, power_flops = 58.0;
+#endif
   const std::vector<Case> cases = {
-      {"log", InteractionKernel::log(), 9.0},
-      {"riesz s=0.5", InteractionKernel::power(0.5), 2 * 15.0 + 1 + 3},
-      {"riesz s=1.3", InteractionKernel::power(1.3), 47.0},
+      {"log", InteractionKernel::log(), reciprocal_flops},
+      {"riesz s=0.5", InteractionKernel::power(0.5), quarter_flops},
+      {"riesz s=1.3", InteractionKernel::power(1.3), power_flops},
   };
   std::vector<Sizes> sizes =
       quick ? std::vector<Sizes>{{2, {2000, 10000}}}
@@ -296,12 +318,14 @@ int main(int argc, char** argv) {
                                  {3, {10000, 100000}}};
   if (!size_spec.empty()) sizes = parse_sizes(size_spec);
 
-  std::printf("%-2s %-12s %7s %10s %12s %12s %12s %8s %8s %7s\n", "d", "kernel", "N", "wall s",
-              "wall pairs/s", "cpu pairs/s", "ref cpu p/s", "ratio", "GFLOP/s", "%peak");
+  std::printf("%-2s %-12s %7s %10s %12s %12s %12s %8s %12s %8s %8s %7s\n", "d", "kernel", "N",
+              "wall s", "wall pairs/s", "cpu pairs/s", "ref cpu p/s", "ratio", "plain cpu p/s",
+              "x plain", "GFLOP/s", "%peak");
   for (const Sizes& s : sizes) {
     for (const Case& c : cases) {
       auto fast = cpm::make_blocked_pair_sum(c.kernel);
       auto reference = cpm::make_reference_pair_sum(c.kernel);
+      auto plain = make_plain_simd_pair_sum(c.kernel.s);
       for (long n : s.n) {
         const Eigen::MatrixXd x = uniform_points(n, s.d);
         const double pairs = double(n) * double(n - 1);
@@ -314,6 +338,13 @@ int main(int argc, char** argv) {
           const Timing r = best_time(*reference, x, 0.0, n > 20000 ? 1 : 2);
           const double ref_rate = pairs / (r.cpu / threads);
           std::printf(" %12.3e %8.1f", ref_rate, cpu_rate / ref_rate);
+        } else {
+          std::printf(" %12s %8s", "-", "-");
+        }
+        if (n <= plain_max_n) {
+          const Timing r = best_time(*plain, x, quick ? 0.3 : 1.0, n > 20000 ? 1 : 2);
+          const double plain_rate = pairs / (r.cpu / threads);
+          std::printf(" %12.3e %8.2f", plain_rate, cpu_rate / plain_rate);
         } else {
           std::printf(" %12s %8s", "-", "-");
         }

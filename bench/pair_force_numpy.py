@@ -9,7 +9,8 @@ With --cpp PATH (the pair_force_bench binary) the C++ blocked sum is timed on th
 and the ratio printed. Both sides are timed in process CPU time: numpy on its one core, the C++
 sum as N(N - 1) / (CPU seconds / 2), its rate on the machine's 2 cores. Run with Debian's numpy (/usr/bin/python3), e.g.
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 bench/pair_force_numpy.py \
-        --cpp build/bin/pair_force_bench
+        --cpp build/bin/pair_force_bench [--sizes "2:10000,100000"]
+It prints the instruction set of both: numpy's SIMD kernels and the one cpm was compiled for.
 """
 import argparse
 import subprocess
@@ -72,13 +73,15 @@ def check_against_loop(kind):
 def cpp_rates(binary, sizes):
     """pairs/s of the C++ blocked sum, keyed by (d, kernel, N)."""
     spec = ";".join(f"{d}:{','.join(map(str, ns))}" for d, ns in sizes.items())
-    out = subprocess.run([binary, "--csv", "--sizes", spec, "--reference-max-n", "0"],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([binary, "--csv", "--sizes", spec, "--reference-max-n", "0",
+                          "--plain-max-n", "0"], check=True, capture_output=True, text=True).stdout
     rates = {}
     for line in out.splitlines():
         if line.startswith("csv,"):
             _, d, kernel, n, rate = line.split(",")
             rates[(int(d), kernel, int(n))] = float(rate)
+        elif line.startswith("instruction set:"):
+            print(f"cpm {line}")
     return rates
 
 
@@ -87,6 +90,8 @@ def main():
     parser.add_argument("--cpp", help="path of the pair_force_bench binary, for the ratio")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--large", action="store_true", help="also N = 100000 (minutes each)")
+    parser.add_argument("--sizes", help='dimensions and N instead of the default set, in the '
+                        'form of pair_force_bench\'s option: "2:10000,100000;3:10000"')
     args = parser.parse_args()
 
     kinds = ["log", "riesz s=0.5", "riesz s=1.3"]
@@ -96,9 +101,19 @@ def main():
     if args.large:
         for d in sizes:
             sizes[d].append(100000)
+    if args.sizes:
+        sizes = {int(d): [int(n) for n in ns.split(",")]
+                 for d, ns in (group.split(":") for group in args.sizes.split(";"))}
     rates = cpp_rates(args.cpp, sizes) if args.cpp else {}
 
     print(f"numpy {np.__version__}")
+    try:  # numpy's own SIMD kernels: the baseline it was built for, and what it uses on this CPU
+        from numpy.core._multiarray_umath import (__cpu_baseline__, __cpu_dispatch__,
+                                                  __cpu_features__)
+        found = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+        print(f"  SIMD baseline {' '.join(__cpu_baseline__)}; dispatched here: {' '.join(found)}")
+    except ImportError:
+        pass
     try:
         from threadpoolctl import threadpool_info
         for pool in threadpool_info():

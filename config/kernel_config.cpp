@@ -2,15 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "config/toml_reader.hpp"
 
 namespace cpm {
 
 const std::vector<std::string>& kernel_method_names() {
-  static const std::vector<std::string> names = {"iid", "orthogonal", "importance",
-                                                 "learned-no-repulsion", "learned"};
+  static const std::vector<std::string> names = {
+      "iid",         "orthogonal",       "importance",
+      "learned",     "learned-beta-inf", "learned-no-repulsion",
+      "learned-null"};
   return names;
+}
+
+FeatureMap make_feature_map(const KernelFeaturesConfig& features, Eigen::Index n,
+                            std::uint64_t seed, std::uint64_t replica) {
+  if (features.pairs) return FeatureMap::rff_pairs();
+  return FeatureMap::with_random_phases(features.map, n, seed, replica);
 }
 
 namespace {
@@ -80,7 +89,9 @@ KernelDataConfig read_data(TomlReader t) {
 
 KernelFeaturesConfig read_features(TomlReader t) {
   KernelFeaturesConfig c;
-  c.map = feature_map_kind(t.choice("map", feature_map_names(), "rff"));
+  const std::string map = t.choice("map", kernel_feature_map_names(), "rff");
+  c.pairs = map == "rff-pairs";
+  c.map = c.pairs ? FeatureMapKind::rff : feature_map_kind(map);
   std::vector<double> fallback(c.n.begin(), c.n.end());
   const std::vector<double> n = number_list(t, "n", fallback);
   require(t, !n.empty(), "n", "must not be empty");
@@ -106,8 +117,24 @@ KernelAlignmentConfig read_alignment(TomlReader t, Eigen::Index train_size) {
   require(t, b >= 0, "batch_size", "must be >= 0 (0: the whole training set)");
   require(t, train_size == 0 || b <= train_size, "batch_size", "must not exceed data.train_size");
   c.batch_size = b;
+  c.objective =
+      alignment_objective_kind(t.choice("objective", alignment_objective_names(), "alignment"));
+  c.alpha = t.number("alpha", c.alpha);
+  require(t, c.alpha > 0.0, "alpha", "must be positive");
+  c.anchor = t.boolean("anchor", c.anchor);
+  c.relative_gamma = t.boolean("relative_gamma", c.relative_gamma);
   t.finish();
   return c;
+}
+
+// A number or a list of numbers, each checked.
+std::vector<double> checked_list(TomlReader& t, const std::string& key,
+                                 const std::vector<double>& fallback,
+                                 const std::function<bool(double)>& ok, const std::string& reason) {
+  const std::vector<double> v = number_list(t, key, fallback);
+  require(t, !v.empty(), key, "must not be empty");
+  for (double x : v) require(t, ok(x), key, reason);
+  return v;
 }
 
 KernelClassifierConfig read_classifier(TomlReader t) {
@@ -127,11 +154,17 @@ KernelBaselinesConfig read_baselines(TomlReader t, Eigen::Index max_n) {
   require(t, !c.methods.empty(), "methods", "must not be empty");
   for (const auto& m : c.methods) {
     const auto& names = kernel_method_names();
-    if (std::find(names.begin(), names.end(), m) == names.end())
-      t.fail("methods",
-             "unknown method '" + m +
-                 "' (expected: iid, orthogonal, importance, learned-no-repulsion, learned)");
+    if (std::find(names.begin(), names.end(), m) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      t.fail("methods", "unknown method '" + m + "' (expected: " + list + ")");
+    }
   }
+  const auto has = [&](const std::string& m) {
+    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
+  };
+  require(t, !has("learned-null") || has("learned"), "methods",
+          "learned-null uses the settings chosen for learned: list learned too");
   const auto pool = t.integer("pool", std::max<std::int64_t>(c.pool, max_n));
   require(t, pool >= max_n, "pool", "must be at least the largest N of features.n");
   c.pool = pool;
@@ -153,9 +186,20 @@ KernelConfig parse_kernel_config(const std::string& text, const std::string& sou
   const std::optional<int> dim = c.data.task == "fashion_mnist" || c.data.task == "idx"
                                      ? std::nullopt
                                      : std::optional<int>(c.data.dim);
-  c.repulsion = read_interaction(root.table("repulsion"), dim, c.repulsion);
+  {
+    TomlReader t = root.table("repulsion");
+    if (t.has("drift_fraction")) {
+      c.repulsion_scale.drift_fraction = t.number("drift_fraction");
+      require(t, c.repulsion_scale.drift_fraction >= 0.0, "drift_fraction", "must be >= 0");
+      if (t.has("lambda"))
+        t.fail("lambda", "give either lambda or drift_fraction (which sets lambda), not both");
+    }
+    c.repulsion = read_interaction(t, dim, c.repulsion);
+  }
+  bool beta_given = false;
   {
     TomlReader t = root.table("dynamics");
+    beta_given = t.has("beta");
     c.learning.radius = t.number("radius", c.learning.radius);
     require(t, c.learning.radius > 0.0, "radius", "must be positive (\"inf\": no wall)");
     c.learning.record_every = static_cast<int>(t.integer("record_every", c.learning.record_every));
@@ -165,6 +209,42 @@ KernelConfig parse_kernel_config(const std::string& text, const std::string& sou
   c.classifier = read_classifier(root.table("classifier"));
   c.baselines = read_baselines(root.table("baselines"),
                                *std::max_element(c.features.n.begin(), c.features.n.end()));
+  {
+    TomlReader t = root.table("selection");
+    KernelSelectionConfig& sel = c.selection;
+    sel.validation_fraction = t.number("validation_fraction", sel.validation_fraction);
+    require(t, sel.validation_fraction > 0.0 && sel.validation_fraction < 1.0,
+            "validation_fraction", "must lie in (0, 1)");
+    require(t,
+            c.data.train_size == 0 ||
+                std::llround(sel.validation_fraction * double(c.data.train_size)) <=
+                    c.data.train_size - 2,
+            "validation_fraction", "leaves fewer than two training rows");
+    const auto one_place = [&](const std::string& key, bool elsewhere, const std::string& other) {
+      if (t.has(key) && elsewhere)
+        t.fail(key, "also given as " + other + "; give the grid here or the value there");
+    };
+    one_place("beta", beta_given, "dynamics.beta");
+    one_place("gamma", root.table("alignment").has("gamma"), "alignment.gamma");
+    one_place("l2", root.table("classifier").has("l2"), "classifier.l2");
+    sel.gamma = checked_list(
+        t, "gamma", {c.alignment.gamma}, [](double v) { return v > 0.0; }, "must be positive");
+    sel.beta = checked_list(
+        t, "beta", {c.dynamics.beta}, [](double v) { return v > 0.0; },
+        "must be positive (\"inf\" only as dynamics.beta; the method learned-beta-inf runs "
+        "beta = inf)");
+    sel.l2 = checked_list(
+        t, "l2", {c.classifier.l2}, [](double v) { return v > 0.0; }, "must be positive");
+    const std::vector<double> cp = checked_list(
+        t, "checkpoints", {static_cast<double>(c.dynamics.steps)},
+        [&](double v) { return v == std::floor(v) && v >= 1 && v <= c.dynamics.steps; },
+        "must be whole numbers in 1..dynamics.steps");
+    sel.checkpoints.assign(cp.begin(), cp.end());
+    std::sort(sel.checkpoints.begin(), sel.checkpoints.end());
+    sel.checkpoints.erase(std::unique(sel.checkpoints.begin(), sel.checkpoints.end()),
+                          sel.checkpoints.end());
+    t.finish();
+  }
 
   TomlReader run = root.table("run");
   const auto seed = run.integer("seed", 1);

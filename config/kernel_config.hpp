@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/model_sections.hpp"
+#include "physics/alignment.hpp"
 #include "physics/feature_maps.hpp"
 
 namespace cpm {
@@ -29,15 +30,41 @@ struct KernelDataConfig {
 
 struct KernelFeaturesConfig {
   FeatureMapKind map = FeatureMapKind::rff;
+  bool pairs = false;  // map = "rff-pairs": the phase-free cos/sin pairs (kind rff)
   std::vector<Eigen::Index> n = {16, 32, 64, 128, 256, 512};  // feature budgets N
   std::string init = "orthogonal";                            // orthogonal | gaussian
   double scale = 1.0;                                         // ω ~ N(0, scale² I)
 };
 
+// The feature map of a budget N: rff phases keyed by (seed, replica) as in
+// FeatureMap::with_random_phases; the cos/sin pairs have none.
+FeatureMap make_feature_map(const KernelFeaturesConfig& features, Eigen::Index n,
+                            std::uint64_t seed, std::uint64_t replica = 0);
+
 struct KernelAlignmentConfig {
   double gamma = 1.0;
   bool centred = true;
   Eigen::Index batch_size = 0;  // 0: the whole training set
+  AlignmentObjective objective = AlignmentObjective::alignment;
+  double alpha = 1.0;          // squared_loss: the target kernel's scale
+  bool anchor = true;          // prior anchor |ω|²/(2σ²β) at finite β
+  bool relative_gamma = true;  // γ in units of the initial RMS alignment drift
+};
+
+// [repulsion] beyond the keys of [interaction].
+struct KernelRepulsionConfig {
+  // ≥ 0: λ set per run so that the RMS repulsive drift at the initial particles is this
+  // fraction of the RMS alignment drift (then `lambda` may not be given); < 0: `lambda` as given.
+  double drift_fraction = -1.0;
+};
+
+// [selection]: the validation split and the grids chosen on it (per method and N).
+struct KernelSelectionConfig {
+  double validation_fraction = 0.2;  // of the training rows
+  std::vector<double> gamma;         // default: {alignment.gamma}
+  std::vector<double> beta;          // default: {dynamics.beta}
+  std::vector<double> l2;            // default: {classifier.l2}
+  std::vector<int> checkpoints;      // learning steps evaluated (early stopping); default {steps}
 };
 
 // [dynamics] beyond the shared keys (config/model_sections.hpp, counted in steps).
@@ -53,7 +80,7 @@ struct KernelClassifierConfig {
 };
 
 struct KernelBaselinesConfig {
-  // Any of: iid, orthogonal, importance, learned-no-repulsion, learned.
+  // Any of kernel_method_names().
   std::vector<std::string> methods = {"iid", "orthogonal", "importance", "learned-no-repulsion",
                                       "learned"};
   Eigen::Index pool = 4096;  // importance sampling: candidate pool size
@@ -66,15 +93,20 @@ struct KernelConfig {
   KernelFeaturesConfig features;
   KernelAlignmentConfig alignment;
   InteractionConfig repulsion{.kernel = InteractionKernel::power(1.0)};  // [repulsion]
-  DynamicsConfig dynamics{.step = 0.05, .steps = 200};                   // [dynamics]
+  KernelRepulsionConfig repulsion_scale;
+  DynamicsConfig dynamics{.step = 0.05, .steps = 200};  // [dynamics]
   KernelLearningConfig learning;
   KernelClassifierConfig classifier;
   KernelBaselinesConfig baselines;
+  KernelSelectionConfig selection;
   std::uint64_t seed = 1;
   int seeds = 1;  // repetitions with seeds seed, seed+1, …
   std::string output_directory = "out/kernel";
 };
 
+// iid, orthogonal, importance (fixed or resampled prior draws); learned (the [dynamics] β grid,
+// anchored), learned-beta-inf (β = ∞, no noise, no anchor), learned-no-repulsion (λ = 0),
+// learned-null (learned's chosen settings on permuted training labels).
 const std::vector<std::string>& kernel_method_names();
 
 KernelConfig parse_kernel_config(const std::string& toml_text, const std::string& source);

@@ -102,6 +102,7 @@ GridConfig read_grid(TomlReader t, const Domain& domain) {
     require(t, g.step > 0.0, "step",
             "must be positive (leave it out for a step from the stability bound)");
   }
+  g.scheme = t.choice("scheme", {"first_order", "second_order"}, g.scheme);
   g.directions = static_cast<int>(t.integer("directions", g.directions));
   require(t, g.directions >= 1, "directions", "must be at least 1");
   if (t.has("mmd_bandwidth")) {

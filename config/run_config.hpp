@@ -32,6 +32,7 @@ struct GridConfig {
   Eigen::VectorXd lower, upper;  // grid box; D's bounding box when empty (required for whole_space)
   double cfl = 0.5;              // fraction of the stability bound per step, in (0, 1]
   double step = 0.0;             // fixed step, checked against the bound; 0: from the bound
+  std::string scheme = "second_order";  // flux: "second_order" (limited) or "first_order"
   GridInitialConfig initial;
   int directions = 16;         // sliced Wasserstein directions
   double mmd_bandwidth = 0.0;  // Gaussian MMD σ; 0: a twentieth of the smallest box side

@@ -1,5 +1,6 @@
 #include "config/train_config.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "config/toml_reader.hpp"
@@ -8,11 +9,13 @@ namespace cpm {
 
 std::string AttentionVariant::name() const {
   if (attention == AttentionKind::softmax) return "softmax";
+  if (attention == AttentionKind::uniform) return "uniform";
   return std::string(learned_particles ? "kernel-" : "vanilla-") + feature_map_name(map);
 }
 
 AttentionVariant parse_attention_variant(const std::string& name) {
   if (name == "softmax") return {AttentionKind::softmax, FeatureMapKind::favor, false};
+  if (name == "uniform") return {AttentionKind::uniform, FeatureMapKind::favor, false};
   for (const std::string prefix : {"vanilla-", "kernel-"}) {
     if (name.rfind(prefix, 0) != 0) continue;
     const std::string map = name.substr(prefix.size());
@@ -22,7 +25,8 @@ AttentionVariant parse_attention_variant(const std::string& name) {
   }
   throw std::invalid_argument(
       "unknown attention '" + name +
-      "' (softmax, vanilla-<map> or kernel-<map> with <map> = favor, porf-softplus, softmaxfeat)");
+      "' (softmax, uniform, vanilla-<map> or kernel-<map> with <map> = favor, porf-softplus, "
+      "softmaxfeat)");
 }
 
 namespace {
@@ -104,6 +108,7 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   p.warmup_epochs = static_cast<int>(r.integer("warmup_epochs", 0));
   require(r, p.warmup_epochs >= 0, "warmup_epochs", "must be ≥ 0");
   p.dynamics = read_dynamics(r.table("dynamics"), DynamicsClock::steps, p.dynamics);
+  const bool lambda_given = r.table("interaction").has("lambda");
   p.interaction = read_interaction(r.table("interaction"), head_size, p.interaction);
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0, "gamma", "must be positive");
@@ -116,6 +121,23 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   require(r, sequences >= 2, "sequences", "must be at least 2");
   p.sequences = static_cast<std::size_t>(sequences);
   p.centred = r.boolean("centred", p.centred);
+  p.queries_and_keys =
+      r.choice("align_on", {"keys", "queries_and_keys"},
+               p.queries_and_keys ? "queries_and_keys" : "keys") == "queries_and_keys";
+  p.normalised = r.boolean("normalised", p.normalised);
+  p.tolerance = r.number("tolerance", p.tolerance);
+  require(r, p.tolerance >= 0.0 && p.tolerance < 1.0, "tolerance",
+          "must lie in [0, 1) (0: run dynamics.steps steps)");
+  p.check_every = positive(r, "check_every", p.check_every);
+  if (r.has("repulsion_fraction")) {
+    p.repulsion_fraction = r.number("repulsion_fraction");
+    require(r, *p.repulsion_fraction >= 0.0 && std::isfinite(*p.repulsion_fraction),
+            "repulsion_fraction", "must be a finite number ≥ 0");
+    require(r, !lambda_given, "repulsion_fraction",
+            "sets λ from the drifts; give it or interaction.lambda, not both");
+    require(r, p.interaction.kernel.kind != InteractionKernel::Kind::none, "repulsion_fraction",
+            "needs a repulsive interaction kernel (interaction.kernel is none)");
+  }
   r.finish();
 }
 
@@ -136,6 +158,21 @@ void read_experiment(TomlReader r, ExperimentConfig& e) {
     e.seeds.push_back(static_cast<std::uint64_t>(s));
   }
   require(r, !e.seeds.empty(), "seeds", "needs at least one seed");
+  e.protocol = r.choice("protocol", {"independent", "paired"}, e.protocol);
+  e.bootstrap_samples = positive(r, "bootstrap_samples", e.bootstrap_samples);
+  e.keep_checkpoints = r.boolean("keep_checkpoints", e.keep_checkpoints);
+  if (e.protocol == "paired") {
+    bool any_kernel = false;
+    for (const auto& v : e.variants) {
+      const AttentionVariant a = parse_attention_variant(v);
+      require(r, !(a.attention == AttentionKind::linear && !a.learned_particles), "variants",
+              "'" + v + "' is the paired arm of kernel-" + feature_map_name(a.map) +
+                  " in the paired protocol; list kernel-<map>, softmax and uniform only");
+      any_kernel = any_kernel || a.learned_particles;
+    }
+    require(r, e.variants.empty() || any_kernel, "variants",
+            "the paired protocol needs at least one kernel-<map> variant");
+  }
   e.datasets = r.strings("datasets", std::vector<std::string>{});
   for (const auto& d : e.datasets)
     require(r, d == "sst2" || d == "rotten_tomatoes" || d == "qqp" || d == "fashion_mnist",

@@ -11,9 +11,9 @@
 
 namespace cpm {
 
-// The attention variant of docs/model.md §2: "softmax", "vanilla-<map>" (fixed random particles) or
-// "kernel-<map>" (particles learned in Phase A, then frozen), <map> ∈ favor, porf-softplus,
-// softmaxfeat.
+// The attention variant of docs/model.md §2: "softmax", "uniform" (φ ≡ 1: the mean of the values),
+// "vanilla-<map>" (fixed random particles) or "kernel-<map>" (particles learned in Phase A, then
+// frozen), <map> ∈ favor, porf-softplus, softmaxfeat.
 struct AttentionVariant {
   AttentionKind attention = AttentionKind::linear;
   FeatureMapKind map = FeatureMapKind::favor;
@@ -69,6 +69,21 @@ struct PhaseAConfig {
   std::optional<double> radius;
   std::size_t sequences = 2000;  // training sequences in the alignment
   bool centred = true;
+  // The token vectors aligned on: the head's keys, or its queries and keys (with qk_tied they are
+  // the same vectors, and the keys are used once).
+  bool queries_and_keys = false;
+  // Alignment on φ normalised per token, φ_k(x) / ((1/m) Σ_l φ_l(x)): the scale of a token's
+  // features, which attention's normalisation discards for queries, does not count.
+  bool normalised = false;
+  // Stop rule: every `check_every` steps the alignment is compared with its value at the previous
+  // check; Phase A stops when the relative change is below `tolerance`, and after
+  // dynamics.steps steps in any case. tolerance = 0: exactly dynamics.steps steps.
+  double tolerance = 0.0;
+  int check_every = 10;
+  // λ from the drifts at the start of Phase A: λ = fraction · (RMS alignment drift) / (RMS
+  // repulsion drift at λ = 1), so the repulsion is this fraction of the alignment drift.
+  // Absent: λ = interaction.lambda as given.
+  std::optional<double> repulsion_fraction;
   std::string source;  // the configuration file, for error messages
 };
 
@@ -78,8 +93,17 @@ struct EvaluationConfig {
 };
 
 // An experiment repeats the whole run for every variant, seed and data set.
+//   protocol = "independent": every variant is trained from scratch with its own schedule.
+//   protocol = "paired": per kernel-<map> variant, vanilla-<map> is trained for
+//     phase_a.warmup_epochs (E) epochs and saved; from that checkpoint the kernel arm runs Phase A
+//     and then training.epochs (E′) epochs, and the vanilla arm runs the same E′ epochs (same data
+//     order, same number of steps). The controls "softmax" and "uniform" take the same two stages
+//     without Phase A. vanilla-<map> variants are not listed: they are the paired arms.
 struct ExperimentConfig {
-  std::vector<std::string> variants;  // empty: a single run
+  std::vector<std::string> variants;     // empty: a single run
+  std::string protocol = "independent";  // independent | paired
+  int bootstrap_samples = 2000;          // paired: resamples of the bootstrap interval
+  bool keep_checkpoints = false;         // paired: keep each checkpoint.h5 after its arms ran
   std::vector<std::uint64_t> seeds = {1, 2, 3};
   std::vector<std::string> datasets;  // empty: data.dataset only
 };
@@ -94,6 +118,7 @@ struct TrainConfig {
   ExperimentConfig experiment;
   std::string output_directory = "out/train";
   bool is_experiment() const { return !experiment.variants.empty(); }
+  bool is_paired() const { return is_experiment() && experiment.protocol == "paired"; }
 };
 
 TrainConfig parse_train_config(const std::string& toml_text, const std::string& source);

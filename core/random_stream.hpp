@@ -65,6 +65,8 @@ enum class RandomPurpose : std::uint64_t {
   text_split = random_detail::offset_code(4, 0x5171),    // the Rotten Tomatoes train/dev/test split
   word_dropout = random_detail::offset_code(4, 0xD509),  // robustness perturbations
   word_swaps = random_detail::offset_code(4, 0x5A4B),
+  validation_split = random_detail::offset_code(4, 0x7A1D),   // training rows held out
+  label_permutation = random_detail::offset_code(4, 0x9E11),  // the permuted-label null
 };
 
 // How many replica indices a purpose uses (the replica argument stays below it).
@@ -90,6 +92,8 @@ constexpr std::uint64_t replica_count(RandomPurpose purpose) {
     case RandomPurpose::text_split:
     case RandomPurpose::word_dropout:
     case RandomPurpose::word_swaps:
+    case RandomPurpose::validation_split:
+    case RandomPurpose::label_permutation:
       return 1;
   }
   return 0;

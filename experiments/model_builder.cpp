@@ -105,6 +105,8 @@ std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, co
   p.beta = config.dynamics.beta;
   p.cfl = config.grid->cfl;
   p.fixed_step = config.grid->step;
+  p.reconstruction = config.grid->scheme == "first_order" ? Reconstruction::first_order
+                                                          : Reconstruction::limited_linear;
   return std::make_unique<McKeanVlasovSolver>(grid, potential, config.interaction.kernel, p,
                                               make_initial_density(config, grid));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,7 @@ ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eig
   ClassificationMetrics m;
   Eigen::VectorXi predictions(n);
   std::vector<double> bin_count(bins, 0.0), bin_correct(bins, 0.0), bin_confidence(bins, 0.0);
+  bool undefined = false;
   for (Eigen::Index i = 0; i < n; ++i) {
     Eigen::Index predicted = 0;
     const double confidence = p.row(i).maxCoeff(&predicted);
@@ -28,6 +30,10 @@ ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eig
       for (Eigen::Index c = 0; c < classes; ++c)
         m.brier += std::pow(p(i, c) - (y[i] == c ? 1.0 : 0.0), 2);
     }
+    if (!(confidence >= 0.0 && confidence <= 1.0)) {  // NaN probabilities: no bin, NaN metrics
+      undefined = true;
+      continue;
+    }
     const int b = std::min(static_cast<int>(confidence * bins), bins - 1);
     bin_count[b] += 1.0;
     bin_correct[b] += correct;
@@ -40,6 +46,7 @@ ClassificationMetrics classification_metrics(const Eigen::MatrixXd& p, const Eig
   m.log_loss /= dn;
   m.brier /= dn;
   m.ece /= dn;
+  if (undefined) m.ece = m.log_loss = std::numeric_limits<double>::quiet_NaN();
   m.mcc = matthews_correlation(y, predictions, static_cast<int>(classes));
   return m;
 }

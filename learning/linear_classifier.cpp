@@ -32,6 +32,8 @@ Eigen::MatrixXd affine_scores(const Eigen::MatrixXd& f, const Eigen::MatrixXd& w
   return s;
 }
 
+}  // namespace
+
 // Minimises the mean cross-entropy of softmax(a S) over a > 0 by Newton's method in a
 // (convex: the second derivative is the mean variance of S_i under p_i).
 double fit_temperature(const Eigen::MatrixXd& s, const Eigen::VectorXi& labels) {
@@ -54,8 +56,6 @@ double fit_temperature(const Eigen::MatrixXd& s, const Eigen::VectorXi& labels) 
   }
   return a;
 }
-
-}  // namespace
 
 double LinearClassifier::logistic_objective(const Eigen::MatrixXd& f, const Eigen::VectorXi& labels,
                                             const Eigen::MatrixXd& w, double l2,
@@ -128,7 +128,11 @@ Eigen::MatrixXd LinearClassifier::scores(const Eigen::MatrixXd& features) const 
 }
 
 Eigen::MatrixXd LinearClassifier::probabilities(const Eigen::MatrixXd& features) const {
-  return softmax_rows(temperature_ * scores(features));
+  return softmax_rows(logits(features));
+}
+
+Eigen::MatrixXd LinearClassifier::logits(const Eigen::MatrixXd& features) const {
+  return temperature_ * scores(features);
 }
 
 }  // namespace cpm

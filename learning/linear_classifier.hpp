@@ -26,8 +26,10 @@ class LinearClassifier {
   static LinearClassifier fit(const Eigen::MatrixXd& features, const Eigen::VectorXi& labels,
                               int classes, const ClassifierSettings& settings);
 
-  // Class probabilities (n, C).
+  // Class probabilities (n, C) = softmax_rows(logits).
   Eigen::MatrixXd probabilities(const Eigen::MatrixXd& features) const;
+  // The scores the probabilities are the softmax of (n, C), temperature included.
+  Eigen::MatrixXd logits(const Eigen::MatrixXd& features) const;
   // The regularised training objective of the logistic model and its gradient with respect to
   // the weights (N+1, C), last row the bias; exposed for tests.
   static double logistic_objective(const Eigen::MatrixXd& scaled_features,
@@ -49,5 +51,10 @@ class LinearClassifier {
 
 // Row-wise softmax, shifted by the row maximum.
 Eigen::MatrixXd softmax_rows(const Eigen::MatrixXd& scores);
+
+// Temperature scaling: the a > 0 minimising the mean cross-entropy of softmax(a·S) against the
+// labels (convex in a; Newton's method). Fitted on held-out rows it calibrates a classifier
+// without changing its predictions (C. Guo et al., ICML 2017).
+double fit_temperature(const Eigen::MatrixXd& scores, const Eigen::VectorXi& labels);
 
 }  // namespace cpm

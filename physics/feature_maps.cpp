@@ -71,6 +71,27 @@ FeatureMapKind feature_map_kind(const std::string& name) {
 FeatureMap::FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases)
     : kind_(kind), phases_(std::move(phases)) {}
 
+FeatureMap FeatureMap::rff_pairs() {
+  FeatureMap map(FeatureMapKind::rff);
+  map.pairs_ = true;
+  return map;
+}
+
+const std::vector<std::string>& kernel_feature_map_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = feature_map_names();
+    v.push_back("rff-pairs");
+    return v;
+  }();
+  return names;
+}
+
+FeatureMap FeatureMap::by_name(const std::string& name, Eigen::Index n, std::uint64_t seed,
+                               std::uint64_t replica) {
+  if (name == "rff-pairs") return rff_pairs();
+  return with_random_phases(feature_map_kind(name), n, seed, replica);
+}
+
 FeatureMap FeatureMap::with_random_phases(FeatureMapKind kind, Eigen::Index n, std::uint64_t seed,
                                           std::uint64_t replica) {
   Eigen::VectorXd phases;
@@ -98,11 +119,27 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
   const Eigen::Index n = x.rows(), m = particles.rows();
   if (x.cols() != particles.cols())
     throw std::invalid_argument("feature map: data and particles differ in dimension");
-  if (kind_ == FeatureMapKind::rff && phases_.size() != m)
+  if (kind_ == FeatureMapKind::rff && !pairs_ && phases_.size() != m)
     throw std::invalid_argument("rff feature map: needs one phase per particle");
   resize_if_needed(z, n, m);
-  resize_if_needed(phi, n, m);
+  resize_if_needed(phi, n, pairs_ ? 2 * m : m);
   z.noalias() = x * particles.transpose();
+  if (pairs_) {  // Φ = [cos Z, sin Z]
+    if (row_shift) {
+      if (row_shift->size() != n) row_shift->resize(n);
+      row_shift->setZero();
+    }
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
+    for (Eigen::Index k = 0; k < m; ++k) {
+      shifted_trig(
+          z.col(k).data(), 0.0, 1.0, [](const auto& v) { return xsimd::cos(v); }, phi.col(k).data(),
+          n);
+      shifted_trig(
+          z.col(k).data(), 0.0, 1.0, [](const auto& v) { return xsimd::sin(v); },
+          phi.col(m + k).data(), n);
+    }
+    return;
+  }
   if (row_shift) {
     if (row_shift->size() != n) row_shift->resize(n);
     row_shift->setZero();
@@ -153,35 +190,42 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
   const Eigen::Index n = x.rows(), m = particles.rows();
   resize_if_needed(work, n, m);
   // work = dL/dZ, differentiating Φ = f(Z) of the forward pass.
-  switch (kind_) {
-    case FeatureMapKind::rff:
-      // Φ = √2 cos(Z + b)  →  dZ = dΦ ⊙ (−√2 sin(Z + b))
+  if (pairs_) {
+    // Φ = [cos Z, sin Z]  →  dZ = −dΦ_cos ⊙ sin Z + dΦ_sin ⊙ cos Z = −dΦ_cos ⊙ Φ_sin + dΦ_sin ⊙
+    // Φ_cos
+    work = d_phi.rightCols(m).cwiseProduct(phi.leftCols(m)) -
+           d_phi.leftCols(m).cwiseProduct(phi.rightCols(m));
+  } else {
+    switch (kind_) {
+      case FeatureMapKind::rff:
+        // Φ = √2 cos(Z + b)  →  dZ = dΦ ⊙ (−√2 sin(Z + b))
 #pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
-      for (Eigen::Index k = 0; k < m; ++k) {
-        shifted_trig(
-            z.col(k).data(), phases_[k], -std::sqrt(2.0),
-            [](const auto& v) { return xsimd::sin(v); }, work.col(k).data(), n);
-        work.col(k).array() *= d_phi.col(k).array();
+        for (Eigen::Index k = 0; k < m; ++k) {
+          shifted_trig(
+              z.col(k).data(), phases_[k], -std::sqrt(2.0),
+              [](const auto& v) { return xsimd::sin(v); }, work.col(k).data(), n);
+          work.col(k).array() *= d_phi.col(k).array();
+        }
+        break;
+      case FeatureMapKind::favor:
+        // Φ = exp(Z − ‖x‖²/2 [− shift])  →  dZ = dΦ ⊙ Φ
+        work = d_phi.cwiseProduct(phi);
+        break;
+      case FeatureMapKind::porf_softplus:
+        // Φ = softplus(Z)  →  dZ = dΦ ⊙ σ(Z),  σ(Z) = 1 − exp(−Φ) computed as −expm1(−Φ)
+#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
+        for (Eigen::Index k = 0; k < m; ++k)
+          work.col(k) = -d_phi.col(k).array() *
+                        (-phi.col(k).array()).unaryExpr([](double v) { return std::expm1(v); });
+        break;
+      case FeatureMapKind::softmaxfeat: {
+        // Φ_ik = softmax_k(Z_i·)  →  dZ_ik = Φ_ik (dΦ_ik − Σ_l Φ_il dΦ_il)
+        const Eigen::VectorXd inner = phi.cwiseProduct(d_phi).rowwise().sum();
+        work = d_phi;
+        work.colwise() -= inner;
+        work.array() *= phi.array();
+        break;
       }
-      break;
-    case FeatureMapKind::favor:
-      // Φ = exp(Z − ‖x‖²/2 [− shift])  →  dZ = dΦ ⊙ Φ
-      work = d_phi.cwiseProduct(phi);
-      break;
-    case FeatureMapKind::porf_softplus:
-      // Φ = softplus(Z)  →  dZ = dΦ ⊙ σ(Z),  σ(Z) = 1 − exp(−Φ) computed as −expm1(−Φ)
-#pragma omp parallel for schedule(static) if (n * m >= kParallelEntries)
-      for (Eigen::Index k = 0; k < m; ++k)
-        work.col(k) = -d_phi.col(k).array() *
-                      (-phi.col(k).array()).unaryExpr([](double v) { return std::expm1(v); });
-      break;
-    case FeatureMapKind::softmaxfeat: {
-      // Φ_ik = softmax_k(Z_i·)  →  dZ_ik = Φ_ik (dΦ_ik − Σ_l Φ_il dΦ_il)
-      const Eigen::VectorXd inner = phi.cwiseProduct(d_phi).rowwise().sum();
-      work = d_phi;
-      work.colwise() -= inner;
-      work.array() *= phi.array();
-      break;
     }
   }
   // Z = X Ωᵀ  →  dΩ = dZᵀ X,  dX = dZ Ω
@@ -206,7 +250,7 @@ Eigen::MatrixXd FeatureMap::features(const Eigen::MatrixXd& x,
 }
 
 std::string FeatureMap::describe() const {
-  return feature_map_name(kind_);
+  return pairs_ ? std::string("rff-pairs") : feature_map_name(kind_);
 }
 
 }  // namespace cpm

@@ -1,6 +1,6 @@
 #pragma once
-// Random-feature maps φ(x; ω) (docs/model.md §2). With ω drawn from N(0, I) they are the usual random
-// features; with ω learned they are the Coulomb-particle features.
+// Random-feature maps φ(x; ω) (docs/model.md §2). With ω drawn from N(0, I) they are the usual
+// random features; with ω learned they are the Coulomb-particle features.
 //
 // Two layers, tested against each other:
 //  * small value types, one per map, evaluating φ and ∂φ/∂ω at one data point x (the
@@ -33,6 +33,25 @@ struct RffFeature {
   // ∂φ/∂ω = −√2 sin(ωᵀx + b) x
   Eigen::VectorXd gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& w) const {
     return activation_derivative(w.dot(x)) * x;
+  }
+};
+
+// φ(x; ω) = (cos ωᵀx, sin ωᵀx): the phase-free pair of random Fourier features. Two features
+// per particle; K = (1/N) Σ_k cos(ω_kᵀ(x − y)), the same Gaussian kernel as RffFeature for
+// ω ~ N(0, I), shift-invariant, and every particle feels the full alignment force (no phase b
+// with cos b ≈ 0 to switch it off).
+struct RffPairFeature {
+  Eigen::Vector2d value(const Eigen::VectorXd& x, const Eigen::VectorXd& w) const {
+    const double z = w.dot(x);
+    return {std::cos(z), std::sin(z)};
+  }
+  // Row 0: ∂cos/∂ω = −sin(ωᵀx) x; row 1: ∂sin/∂ω = cos(ωᵀx) x.
+  Eigen::MatrixXd gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& w) const {
+    const double z = w.dot(x);
+    Eigen::MatrixXd g(2, x.size());
+    g.row(0) = -std::sin(z) * x.transpose();
+    g.row(1) = std::cos(z) * x.transpose();
+    return g;
   }
 };
 
@@ -80,10 +99,19 @@ std::string feature_map_name(FeatureMapKind kind);
 FeatureMapKind feature_map_kind(const std::string& name);
 
 // The batched map over data and particles. A value type: the kind, and for rff the N phases.
+// The rff kind has a second form, the cos/sin pairs of RffPairFeature (FeatureMap::rff_pairs(),
+// configuration name "rff-pairs"): two feature columns per particle, Φ = [cos Z, sin Z]
+// (n, 2N), column k the cosine and column N + k the sine of particle k; no phases.
 class FeatureMap {
  public:
   // phases: one per particle, used by rff only (may be empty for the other maps).
   FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases = {});
+  // The phase-free cos/sin pairs.
+  static FeatureMap rff_pairs();
+  // A map by configuration name: feature_map_names() or "rff-pairs"; rff phases drawn as in
+  // with_random_phases. Throws std::invalid_argument for an unknown name.
+  static FeatureMap by_name(const std::string& name, Eigen::Index n, std::uint64_t seed,
+                            std::uint64_t replica = 0);
   // The map for N particles; rff phases drawn uniformly on [0, 2π) from the stream keyed by
   // (seed, replica, particle k).
   static FeatureMap with_random_phases(FeatureMapKind kind, Eigen::Index n, std::uint64_t seed,
@@ -91,10 +119,14 @@ class FeatureMap {
 
   FeatureMapKind kind() const { return kind_; }
   const Eigen::VectorXd& phases() const { return phases_; }
+  bool pairs() const { return pairs_; }
+  // Feature columns per particle: 2 for the cos/sin pairs, 1 otherwise.
+  Eigen::Index features_per_particle() const { return pairs_ ? 2 : 1; }
   // True when feature k depends on particle k only (all maps but softmaxfeat).
   bool separable() const { return kind_ != FeatureMapKind::softmaxfeat; }
 
-  // Φ (n, N) from X (n, d) and Ω (N, d); Z (n, N) receives X Ωᵀ for the backward pass.
+  // Φ (n, N) from X (n, d) and Ω (N, d) — (n, 2N) for the cos/sin pairs; Z (n, N) receives
+  // X Ωᵀ for the backward pass.
   // Outputs are resized only when their shape differs. Φ is exact unless row_shift is non-null:
   // then favor rows are max-shifted, Φ(i, k) = φ(x_i; ω_k) / exp(row_shift[i]) with
   // row_shift[i] = max_k (ω_kᵀx_i − ‖x_i‖²/2), a per-row factor that cancels in normalised
@@ -118,6 +150,10 @@ class FeatureMap {
  private:
   FeatureMapKind kind_;
   Eigen::VectorXd phases_;
+  bool pairs_ = false;
 };
+
+// The names the kernel-learning configuration accepts: feature_map_names() and "rff-pairs".
+const std::vector<std::string>& kernel_feature_map_names();
 
 }  // namespace cpm

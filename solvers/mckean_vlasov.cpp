@@ -36,6 +36,13 @@ constexpr Eigen::Index kParallelCells = 8192;
 // 1 + z + z²/2 + z³/6 on the negative real axis); 2.5 keeps a margin.
 constexpr double kSspRk3RealAxis = 2.5;
 
+// The generalised minmod of θ·Δ⁻, (Δ⁻ + Δ⁺)/2 and θ·Δ⁺: the one of least magnitude when all three
+// share a sign, else 0 (with the smallest a ≤ 0 ≤ the largest b, max(a, 0) + min(b, 0) = 0).
+inline double generalised_minmod(double below, double above, double theta) {
+  const double x = theta * below, y = 0.5 * (below + above), z = theta * above;
+  return std::max(std::min(std::min(x, y), z), 0.0) + std::min(std::max(std::max(x, y), z), 0.0);
+}
+
 }  // namespace
 
 McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& potential,
@@ -44,11 +51,14 @@ McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& poten
     : grid_(std::move(grid)),
       parameters_(parameters),
       interacting_(parameters.lambda != 0.0 && kernel.kind != InteractionKernel::Kind::none),
-      stepper_(make_ssp_rk3<Stepper>()) {
+      stepper_(make_ssp_rk3<Stepper>()),
+      limited_(parameters.reconstruction == Reconstruction::limited_linear) {
   if (!(parameters_.beta > 0.0)) throw std::invalid_argument("beta must be positive");
   if (!(parameters_.cfl > 0.0 && parameters_.cfl <= 1.0))
     throw std::invalid_argument("the CFL fraction must lie in (0, 1]");
   if (!(parameters_.fixed_step >= 0.0)) throw std::invalid_argument("the fixed step must be >= 0");
+  if (!(parameters_.limiter_theta >= 1.0 && parameters_.limiter_theta <= 2.0))
+    throw std::invalid_argument("the limiter parameter theta must lie in [1, 2]");
   const Eigen::Index m = grid_.size();
   if (interacting_) convolution_ = std::make_unique<FftConvolution>(grid_, kernel);
 
@@ -60,20 +70,28 @@ McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& poten
   face_weight_.assign(grid_.dim(), State(m, 0.0));
   for (int a = 0; a < grid_.dim(); ++a) {
     const Eigen::Index s = grid_.stride(a);
-    const double h2 = grid_.spacing(a) * grid_.spacing(a);
-    const double weight = std::isinf(parameters_.beta) ? 1.0 / h2 : 1.0 / (parameters_.beta * h2);
+    const double h = grid_.spacing(a), h2 = h * h;
+    const double weight = limited_                       ? 1.0 / h
+                          : std::isinf(parameters_.beta) ? 1.0 / h2
+                                                         : 1.0 / (parameters_.beta * h2);
+    if (limited_ && !std::isinf(parameters_.beta)) diffusion_rate_ += 4.0 / (parameters_.beta * h2);
     for (Eigen::Index c = 0; c < m; ++c)
       if (grid_.coordinate(c, a) + 1 < grid_.cells(a) && grid_.active(c) && grid_.active(c + s))
         face_weight_[a][c] = weight;
   }
-  outflow_up_.assign(grid_.dim(), State(m, 0.0));
-  outflow_down_.assign(grid_.dim(), State(m, 0.0));
+  outflow_up_.assign(grid_.dim(), State(limited_ ? 0 : m, 0.0));
+  outflow_down_.assign(grid_.dim(), State(limited_ ? 0 : m, 0.0));
   flux_.assign(grid_.dim(), State(m, 0.0));
   next_.assign(m, 0.0);
   derivative_.assign(m, 0.0);
   convolved_.assign(m, 0.0);
   phi_.assign(m, 0.0);
   potential_.assign(m, 0.0);
+  if (limited_) {
+    xi_.assign(m, 0.0);
+    half_jump_.assign(m, 0.0);
+  }
+  diffusion_rate_ /= kSspRk3RealAxis;
   set_state(std::move(initial_density), 0.0, 0);
 }
 
@@ -157,11 +175,122 @@ void McKeanVlasovSolver::face_fluxes(const State& phi, const State& rho) {
   }
 }
 
-double McKeanVlasovSolver::divergence(State& drho) const {
+void McKeanVlasovSolver::limited_fluxes(const State& phi, const State& rho) {
+  // docs/numerics.md §3.3, second order. At the cell centres ξ = φ + β⁻¹ log ρ (ρ below the
+  // smallest normal double counts as that double, so that log stays finite); per axis the limited
+  // half jumps ½ h ∂ρ (zero next to a closed face); then at each face
+  //     u = −(ξ_{c+e_a} − ξ_c)/h,   J = u⁺ ρ^E_c + u⁻ ρ^W_{c+e_a},
+  // with ρ^E = ρ + ½ h ∂ρ and ρ^W = ρ − ½ h ∂ρ the values at a cell's upper and lower faces, and
+  // for β < ∞ |J| capped at (1 + θ/2) times the Scharfetter–Gummel flux of the face.
+  const Eigen::Index m = grid_.size();
+  const double beta = parameters_.beta, theta = parameters_.limiter_theta;
+  const bool noiseless = std::isinf(beta);
+  constexpr Eigen::Index width = SimdDouble::size;
+  const double* xi = phi.data();
+  if (!noiseless) {
+    const double temperature = 1.0 / beta, smallest = std::numeric_limits<double>::min();
+    double* out = xi_.data();
+    const Eigen::Index blocks = m / width;
+#pragma omp parallel for schedule(static) if (m > kParallelCells)
+    for (Eigen::Index block = 0; block < blocks; ++block) {
+      const Eigen::Index c = block * width;
+      const SimdDouble r = xsimd::max(SimdDouble::load_unaligned(&rho[c]), SimdDouble(smallest));
+      xsimd::fma(SimdDouble(temperature), xsimd::log(r), SimdDouble::load_unaligned(&phi[c]))
+          .store_unaligned(out + c);
+    }
+    for (Eigen::Index c = blocks * width; c < m; ++c)
+      out[c] = phi[c] + temperature * std::log(std::max(rho[c], smallest));
+    xi = out;
+  }
+  const double cap = 1.0 + 0.5 * theta;  // ≥ ρ^E/ρ: the cap never binds on the drift alone
+  double* jump = half_jump_.data();
+  for (int a = 0; a < grid_.dim(); ++a) {
+    const Eigen::Index s = grid_.stride(a), faces = m - s;
+    const double h = grid_.spacing(a);
+    const double* open = face_weight_[a].data();  // 1/h on open faces, 0 on closed ones
+    // The face below c is face c − s; faces past the last layer are closed.
+    auto half_jump = [&](Eigen::Index c) {
+      const double below = c >= s && open[c - s] > 0.0 ? rho[c] - rho[c - s] : 0.0;
+      const double above = c < faces && open[c] > 0.0 ? rho[c + s] - rho[c] : 0.0;
+      return 0.5 * generalised_minmod(below, above, theta);
+    };
+    for (Eigen::Index c = 0; c < std::min(s, m); ++c) jump[c] = half_jump(c);
+    for (Eigen::Index c = std::max(s, faces); c < m; ++c) jump[c] = half_jump(c);
+    const Eigen::Index interior_blocks = std::max<Eigen::Index>(faces - s, 0) / width;
+#pragma omp parallel for schedule(static) if (m > kParallelCells)
+    for (Eigen::Index block = 0; block < interior_blocks; ++block) {
+      const Eigen::Index c = s + block * width;
+      const SimdDouble zero(0.0), rho_c = SimdDouble::load_unaligned(&rho[c]);
+      const SimdDouble below = xsimd::select(SimdDouble::load_unaligned(open + c - s) > zero,
+                                             rho_c - SimdDouble::load_unaligned(&rho[c - s]), zero);
+      const SimdDouble above = xsimd::select(SimdDouble::load_unaligned(open + c) > zero,
+                                             SimdDouble::load_unaligned(&rho[c + s]) - rho_c, zero);
+      const SimdDouble x = theta * below, y = 0.5 * (below + above), z = theta * above;
+      const SimdDouble smallest = xsimd::min(xsimd::min(x, y), z);
+      const SimdDouble largest = xsimd::max(xsimd::max(x, y), z);
+      (0.5 * (xsimd::max(smallest, zero) + xsimd::min(largest, zero))).store_unaligned(jump + c);
+    }
+    for (Eigen::Index c = s + interior_blocks * width; c < faces; ++c) jump[c] = half_jump(c);
+
+    // Face fluxes J/h (the divergence reads the outflows off their signs).
+    double* flux = flux_[a].data();
+    const double inv_h = 1.0 / h, sg_weight = noiseless ? 0.0 : 1.0 / (beta * h);
+    auto upwind = [&](Eigen::Index c) {
+      const double u = open[c] * (xi[c] - xi[c + s]);
+      return std::max(u, 0.0) * (rho[c] + jump[c]) + std::min(u, 0.0) * (rho[c + s] - jump[c + s]);
+    };
+    if (noiseless) {
+#pragma omp parallel for simd schedule(static) if (m > kParallelCells)
+      for (Eigen::Index c = 0; c < faces; ++c) flux[c] = upwind(c) * inv_h;
+      continue;
+    }
+    const Eigen::Index blocks = faces / width;
+#pragma omp parallel for schedule(static) if (m > kParallelCells)
+    for (Eigen::Index block = 0; block < blocks; ++block) {
+      const Eigen::Index c = block * width;
+      const SimdDouble rho_c = SimdDouble::load_unaligned(&rho[c]);
+      const SimdDouble rho_n = SimdDouble::load_unaligned(&rho[c + s]);
+      const SimdDouble u =
+          SimdDouble::load_unaligned(open + c) *
+          (SimdDouble::load_unaligned(xi + c) - SimdDouble::load_unaligned(xi + c + s));
+      const SimdDouble east = rho_c + SimdDouble::load_unaligned(jump + c);
+      const SimdDouble west = rho_n - SimdDouble::load_unaligned(jump + c + s);
+      const SimdDouble upwind_flux =
+          xsimd::max(u, SimdDouble(0.0)) * east + xsimd::min(u, SimdDouble(0.0)) * west;
+      // Scharfetter–Gummel: (B(P) ρ_c − B(−P) ρ_{c+e_a})/(β h), P = β (φ_{c+e_a} − φ_c).
+      const SimdDouble p =
+          beta * (SimdDouble::load_unaligned(&phi[c + s]) - SimdDouble::load_unaligned(&phi[c]));
+      const SimdDouble magnitude = xsimd::abs(p);
+      const SimdDouble small = xsimd::select(magnitude > SimdDouble(0.0),
+                                             magnitude / xsimd::expm1(magnitude), SimdDouble(1.0));
+      const SimdDouble large = small + magnitude;
+      const SimdMask rising = p >= SimdDouble(0.0);
+      const SimdDouble sg = sg_weight * (xsimd::select(rising, small, large) * rho_c -
+                                         xsimd::select(rising, large, small) * rho_n);
+      const SimdDouble bound = cap * xsimd::abs(sg);
+      const SimdDouble j = xsimd::max(xsimd::min(upwind_flux, bound), -bound);
+      (j * inv_h).store_unaligned(flux + c);
+    }
+    for (Eigen::Index c = blocks * width; c < faces; ++c) {
+      const double p = beta * (phi[c + s] - phi[c]);
+      double small, large;
+      bernoulli_pair(std::abs(p), small, large);
+      const double sg = sg_weight * ((p >= 0.0 ? small : large) * rho[c] -
+                                     (p >= 0.0 ? large : small) * rho[c + s]);
+      const double bound = cap * std::abs(sg);
+      flux[c] = std::max(std::min(upwind(c), bound), -bound) * inv_h;
+    }
+  }
+}
+
+template <bool kLimited>
+double McKeanVlasovSolver::divergence(const State& rho, State& drho) const {
   // dρ_c/dt = Σ_a (J_{c−e_a} − J_c)/h_a: every face flux was computed once, so what one cell
-  // loses its neighbour gains and Σ_c dρ_c = 0. The outflow rate r_c sums the coefficients of ρ_c
-  // in the fluxes leaving c. Faces past the last cell of an axis are closed (zero flux), so the
-  // interior needs no bounds checks; the first and last layers do.
+  // loses its neighbour gains and Σ_c dρ_c = 0. The outflow rate r_c: for the first-order flux
+  // the sum of the coefficients of ρ_c in the fluxes leaving c; for the limited (upwind) flux,
+  // where each face flux leaves the cell on one side only, the total outflow over ρ_c. Faces past
+  // the last cell of an axis are closed (zero flux), so the interior needs no bounds checks; the
+  // first and last layers do.
   const Eigen::Index m = grid_.size();
   const int d = grid_.dim();
   const double *flux[3], *up[3], *down[3];
@@ -172,13 +301,25 @@ double McKeanVlasovSolver::divergence(State& drho) const {
     down[a] = outflow_down_[a].data();
     stride[a] = grid_.stride(a);
   }
+  // What leaves c through its upper face (flux index c) and through its lower face (c − s).
+  auto out_above = [&](int a, Eigen::Index c) {
+    return kLimited ? std::max(flux[a][c], 0.0) : up[a][c];
+  };
+  auto out_below = [&](int a, Eigen::Index c) {
+    return kLimited ? std::max(-flux[a][c - stride[a]], 0.0) : down[a][c - stride[a]];
+  };
+  auto rate_of = [&](Eigen::Index c, double outflow) {
+    if constexpr (kLimited) return rho[c] > 0.0 ? outflow / rho[c] : 0.0;
+    return outflow;
+  };
   auto cell = [&](Eigen::Index c, double& rate) {
-    double change = 0.0;
+    double change = 0.0, outflow = 0.0;
     for (int a = 0; a < d; ++a) {
       const Eigen::Index s = stride[a];
-      if (c + s < m) change -= flux[a][c], rate += up[a][c];
-      if (c >= s) change += flux[a][c - s], rate += down[a][c - s];
+      if (c + s < m) change -= flux[a][c], outflow += out_above(a, c);
+      if (c >= s) change += flux[a][c - s], outflow += out_below(a, c);
     }
+    rate = rate_of(c, outflow);
     return change;
   };
   const Eigen::Index layer = stride[d - 1];  // the largest stride
@@ -195,14 +336,14 @@ double McKeanVlasovSolver::divergence(State& drho) const {
   }
 #pragma omp parallel for simd schedule(static) reduction(max : largest_rate) if (m > kParallelCells)
   for (Eigen::Index c = layer; c < m - layer; ++c) {
-    double change = 0.0, rate = 0.0;
+    double change = 0.0, outflow = 0.0;
     for (int a = 0; a < d; ++a) {
       const Eigen::Index s = stride[a];
       change += flux[a][c - s] - flux[a][c];
-      rate += up[a][c] + down[a][c - s];
+      outflow += out_above(a, c) + out_below(a, c);
     }
     drho[c] = change;
-    largest_rate = std::max(largest_rate, rate);
+    largest_rate = std::max(largest_rate, rate_of(c, outflow));
   }
   return largest_rate;
 }
@@ -214,27 +355,33 @@ double McKeanVlasovSolver::rhs(const State& rho, State& drho) {
     const double lambda = parameters_.lambda;
 #pragma omp parallel for schedule(static) if (m > kParallelCells)
     for (Eigen::Index c = 0; c < m; ++c) phi_[c] = external_[c] + lambda * convolved_[c];
-    face_fluxes(phi_, rho);
-  } else {
-    face_fluxes(external_, rho);
   }
-  return divergence(drho);
+  const State& phi = interacting_ ? phi_ : external_;
+  if (limited_) {
+    limited_fluxes(phi, rho);
+    return divergence<true>(rho, drho);
+  }
+  face_fluxes(phi, rho);
+  return divergence<false>(rho, drho);
 }
 
-double McKeanVlasovSolver::interaction_rate() const {
-  if (!interacting_) return 0.0;
-  const double largest = *std::max_element(density_.begin(), density_.end());
-  return convolution_->stiffness(parameters_.lambda) * largest / kSspRk3RealAxis;
+double McKeanVlasovSolver::stability_rate() const {
+  double rate = diffusion_rate_;
+  if (interacting_) {
+    const double largest = *std::max_element(density_.begin(), density_.end());
+    rate = std::max(rate, convolution_->stiffness(parameters_.lambda) * largest / kSspRk3RealAxis);
+  }
+  return rate;
 }
 
 double McKeanVlasovSolver::stable_step() {
-  const double rate = std::max(rhs(density_, derivative_), interaction_rate());
+  const double rate = std::max(rhs(density_, derivative_), stability_rate());
   return rate > 0.0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
 }
 
 double McKeanVlasovSolver::step(double t_max) {
   if (!(t_max > time_)) throw std::invalid_argument("step: t_max must exceed the current time");
-  const double rate = std::max(rhs(density_, derivative_), interaction_rate());
+  const double rate = std::max(rhs(density_, derivative_), stability_rate());
   const bool fixed = parameters_.fixed_step > 0.0;
   double dt = fixed
                   ? parameters_.fixed_step

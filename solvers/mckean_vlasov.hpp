@@ -3,29 +3,50 @@
 //     ∂_t ρ = ∇·(ρ ∇φ) + β⁻¹ Δρ,   φ = V + λ W∗ρ,   zero normal flux,
 // the Wasserstein gradient flow of F(ρ) = ∫Vρ + (λ/2)∬W ρρ + β⁻¹∫ρ log ρ.
 //
-// Space: finite volumes on the cell averages ρ_c. Across the face between cells c and c + e_a
-// the flux is the upwind flux on the discrete potential ξ = φ + β⁻¹ log ρ of Carrillo–Chertock–
-// Huang, J = −M (ξ_{c+e_a} − ξ_c)/h_a with a positive face mobility M; we take the mobility that
-// makes it the Scharfetter–Gummel (exponentially fitted) flux, which never evaluates log ρ:
+// Space: finite volumes on the cell averages ρ_c, with the upwind flux on the discrete potential
+// ξ = φ + β⁻¹ log ρ of Carrillo–Chertock–Huang: across the face between c and c + e_a,
+// J = −M (ξ_{c+e_a} − ξ_c)/h_a with a face mobility M ≥ 0. Two choices of M
+// (McKeanVlasovParameters::reconstruction; docs/numerics.md §3.3):
+//
+// first_order — the mobility that makes J the Scharfetter–Gummel (exponentially fitted) flux,
+// which never evaluates log ρ:
 //     J/h_a = A ρ_c − B ρ_{c+e_a},   A = B(P)/(β h_a²),  B = B(−P)/(β h_a²),
 //     P = β (φ_{c+e_a} − φ_c),   B(x) = x / (eˣ − 1)   (the Bernoulli function),
-// and for β = ∞ its limit, the plain upwind flux A = (−Δφ)_+/h_a², B = (Δφ)_+/h_a².
-// Properties (semi-discrete): mass is conserved exactly (flux form; no flux through faces of
-// masked cells or the box edge); ρ ≥ 0 is preserved; and since J = −(positive)·Δ(e^{βξ}) has the
-// sign of −Δξ, dF_h/dt = Σ_faces J Δξ ≤ 0 for the discrete free energy
+// and for β = ∞ its limit, the plain upwind flux A = (−Δφ)_+/h_a², B = (Δφ)_+/h_a². Second order
+// where diffusion dominates a cell (|P| ≲ 1), first order where the drift does.
+//
+// limited_linear — second order: ρ piecewise linear in each cell with the generalised-minmod
+// slope (θ ∈ [1, 2]), ρ^E and ρ^W its values at the cell's upper and lower faces, and
+//     u = −(ξ_{c+e_a} − ξ_c)/h_a,   J = u⁺ ρ^E_c + u⁻ ρ^W_{c+e_a},
+// ξ from the cell averages (log ρ of a density below the smallest normal double is taken at that
+// double). For β < ∞, |J| is capped at (1 + θ/2) times the Scharfetter–Gummel flux of the face:
+// that keeps the outflow into vacuum, where u → ∞, at the first-order rate; it never binds on a
+// drift alone (ρ^E ≤ (1 + θ/2) ρ_c) nor, for small h, on smooth densities.
+//
+// Properties of both (semi-discrete): mass is conserved exactly (flux form; no flux through faces
+// of masked cells or the box edge); ρ ≥ 0 is preserved; and since J has the sign of −Δξ,
+// dF_h/dt = Σ_faces J Δξ ≤ 0 for the discrete free energy
 //     F_h(ρ) = Σ_c h^d [V_c ρ_c + (λ/2) ρ_c (W∗ρ)_c + β⁻¹ ρ_c log ρ_c].
-// Discrete Gibbs states ρ ∝ e^{−βφ} make every flux vanish exactly.
+// Discrete Gibbs states ρ ∝ e^{−βφ} make every flux vanish (exactly for first_order, to rounding
+// for limited_linear).
 //
 // Time: method of lines with Boost.Odeint's explicit_generic_rk and the three-stage SSP
 // Runge–Kutta tableau of Shu and Osher (SSP coefficient 1). Each stage is a convex combination of
-// forward-Euler steps, which keep ρ ≥ 0 when dt · r_c ≤ 1 for the outflow rate
-//     r_c = Σ_faces (outflow coefficient of ρ_c)  — the CFL bound for the drift and the diffusion
-// bound (2d/(β h²) for φ = const) in one number. The nonlocal drift adds a second limit: its
-// linearisation about ρ̄ has decay rates up to max(ρ̄)·λ·max_θ |θ|_h² K̂(θ), which for repulsive
-// kernels more singular than |z|^{1−d} grows faster than 1/h; SSP-RK3 needs dt·rate ≤ 2.5 there
-// (without it the energy of a 1D Riesz s = 0.5 gas oscillates upward on fine grids). The step is
-// cfl times the smaller bound; positivity is checked again on every stage and the step retried
-// with the smaller bound if a stage needs it.
+// forward-Euler steps, which keep ρ ≥ 0 when dt · r_c ≤ 1 for the outflow rate r_c of every cell:
+//   first_order:     r_c = Σ_faces (outflow coefficient of ρ_c) — the CFL bound for the drift and
+//                    the diffusion bound (2d/(β h²) for φ = const) in one number;
+//   limited_linear:  r_c = (outflow of c)/ρ_c = Σ_a [u⁺ ρ^E_c (face above) + u⁻⁻ ρ^W_c (face
+//                    below)]/(h_a ρ_c), u⁻⁻ = max(−u, 0) (a face flux leaves one side only);
+//                    since ρ^E + ρ^W = 2ρ_c it is at most 2 Σ_a max(u⁺ above, u⁻⁻ below)/h_a,
+//                    so the Carrillo–Chertock–Huang condition dt · 2 Σ_a max_c |u_a|/h_a ≤ 1
+//                    (dt ≤ h/(2 max|u|) in 1D) implies it.
+// The limited flux's rate sees the diffusion only through u, O(1/h) for smooth ρ, so its step also
+// respects the linear stability of the diffusion, dt · 4 Σ_a 1/(β h_a²) ≤ 2.5. The nonlocal drift
+// adds a limit for both: its linearisation about ρ̄ has decay rates up to
+// max(ρ̄)·λ·max_θ |θ|_h² K̂(θ), which for repulsive kernels more singular than |z|^{1−d} grows
+// faster than 1/h; SSP-RK3 needs dt·rate ≤ 2.5 there (without it the energy of a 1D Riesz s = 0.5
+// gas oscillates upward on fine grids). The step is cfl times the smallest bound; positivity is
+// checked again on every stage and the step retried with the smaller bound if a stage needs it.
 #include <boost/numeric/odeint.hpp>
 #include <cstdint>
 #include <limits>
@@ -70,11 +91,19 @@ struct CellRangeAlgebra {
   }
 };
 
+// The face values of ρ in the flux (docs/numerics.md §3.3).
+enum class Reconstruction {
+  first_order,  // cell averages, Scharfetter–Gummel flux on ξ
+  limited_linear,  // limited piecewise-linear ρ, upwind flux with u = −∂ξ (Carrillo–Chertock–Huang)
+};
+
 struct McKeanVlasovParameters {
   double lambda = 1.0;
   double beta = std::numeric_limits<double>::infinity();
   double cfl = 0.5;         // fraction of the positivity bound 1 / max r_c used per step, in (0, 1]
   double fixed_step = 0.0;  // > 0: use this step (it must respect the bound); 0: from the bound
+  Reconstruction reconstruction = Reconstruction::limited_linear;
+  double limiter_theta = 2.0;  // generalised minmod θ ∈ [1, 2] of limited_linear (1: minmod)
 };
 
 // The terms of the discrete free energy F_h.
@@ -110,9 +139,10 @@ class McKeanVlasovSolver {
   const State& external_potential() const { return external_; }  // V at cell centres
   double mass() const;
   GridEnergy energy();
-  // The step bound of the current density, 1 / max(max_c r_c, max(ρ) · stiffness / 2.5): the
-  // forward-Euler positivity bound and the stability of SSP-RK3 on the fastest interaction mode
-  // (FftConvolution::stiffness); +inf if both rates vanish.
+  // The step bound of the current density, 1 / max(max_c r_c, max(ρ) · stiffness / 2.5, and for
+  // limited_linear 4 Σ_a 1/(β h_a²) / 2.5): the forward-Euler positivity bound and the stability
+  // of SSP-RK3 on the fastest interaction mode (FftConvolution::stiffness) and diffusion mode;
+  // +inf if every rate vanishes.
   double stable_step();
 
   // The semi-discrete right-hand side dρ/dt (arrays of M values); returns max_c r_c.
@@ -128,9 +158,11 @@ class McKeanVlasovSolver {
                                                   boost::numeric::odeint::default_operations>;
 
   void check_density(const State& density) const;
-  double interaction_rate() const;
+  double stability_rate() const;
   void face_fluxes(const State& phi, const State& density);
-  double divergence(State& derivative) const;
+  void limited_fluxes(const State& phi, const State& density);
+  template <bool kLimited>
+  double divergence(const State& density, State& derivative) const;
 
   Grid grid_;
   McKeanVlasovParameters parameters_;
@@ -142,9 +174,16 @@ class McKeanVlasovSolver {
   State convolved_, phi_;  // work buffers of rhs()
   State potential_;        // W∗ρ of density_, valid when potential_current_
   bool potential_current_ = false;
-  std::vector<State> face_weight_;                // per axis: 1/(β h²) on open faces, else 0
-  std::vector<State> outflow_up_, outflow_down_;  // A and B per axis, at the face above c
-  std::vector<State> flux_;                       // J/h per axis, at the face above c
+  bool limited_;  // parameters_.reconstruction == limited_linear
+  // Per axis, at the face above c, 0 on closed faces: 1/(β h²) (1/h² for β = ∞) for the
+  // first-order flux, 1/h for the limited one.
+  std::vector<State> face_weight_;
+  // First order, per axis, at the face above c: the outflow coefficients A of ρ_c and B of
+  // ρ_{c+e_a} (unused by the limited flux).
+  std::vector<State> outflow_up_, outflow_down_;
+  std::vector<State> flux_;    // J/h per axis, at the face above c
+  State xi_, half_jump_;       // work buffers of limited_fluxes(): ξ, and ½ h ∂ρ per axis
+  double diffusion_rate_ = 0;  // limited: linear stability rate of the diffusion, see step bound
   double time_ = 0.0;
   std::uint64_t steps_ = 0;
   double largest_stage_rate_ = 0.0;

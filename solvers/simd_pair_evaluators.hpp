@@ -28,13 +28,20 @@ struct SimdRieszPower {
   }
 };
 
-// W = r^{-1/2} (s = 1/2): with y = 1/r, f = 1/√r = 1/√(r² y) and h = f y² / 2.
+// W = r^{-1/2} (s = 1/2). AVX-512: with y = 1/r, f = 1/√r = 1/√(r² y) and h = f y² / 2, from
+// the refined estimates. Elsewhere h = 1 / (2 r² √√r²) and f = 2 h r²: two square roots and one
+// division instead of two of each (reciprocal_sqrt below AVX-512).
 struct SimdRieszQuarter {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
+#if defined(__AVX512F__)
     const SimdDouble y = reciprocal_sqrt(r2);
     const SimdDouble f = reciprocal_sqrt(r2 * y);
     return {SimdDouble(0.5) * f * (y * y), Energy ? f : SimdDouble(0.0)};
+#else
+    const SimdDouble h = SimdDouble(0.5) / (r2 * xsimd::sqrt(xsimd::sqrt(r2)));
+    return {h, Energy ? SimdDouble(2.0) * h * r2 : SimdDouble(0.0)};
+#endif
   }
 };
 

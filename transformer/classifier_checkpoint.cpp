@@ -36,8 +36,9 @@ ModelCheckpoint classifier_checkpoint(const TransformerClassifier<float>& model,
   const ModelShape& s = model.shape();
   ModelCheckpoint c;
   for (const auto& f : kShapeFields) c.description.set(f.name, std::int64_t{s.*f.member});
-  c.description.set("attention",
-                    std::string(s.attention == AttentionKind::softmax ? "softmax" : "linear"));
+  c.description.set("attention", std::string(s.attention == AttentionKind::softmax   ? "softmax"
+                                             : s.attention == AttentionKind::uniform ? "uniform"
+                                                                                     : "linear"));
   c.description.set("feature_map", feature_map_name(s.feature_map.kind));
   c.description.set("feature_epsilon", s.feature_map.epsilon);
   c.description.set("qk_tied", std::int64_t{s.qk_tied});
@@ -54,8 +55,10 @@ ModelShape checkpoint_shape(const ModelCheckpoint& c, const std::string& path) {
   ModelShape s;
   for (const auto& f : kShapeFields)
     s.*f.member = static_cast<int>(entry<std::int64_t>(c, f.name, path));
-  s.attention = entry<std::string>(c, "attention", path) == "softmax" ? AttentionKind::softmax
-                                                                      : AttentionKind::linear;
+  const std::string attention = entry<std::string>(c, "attention", path);
+  s.attention = attention == "softmax"   ? AttentionKind::softmax
+                : attention == "uniform" ? AttentionKind::uniform
+                                         : AttentionKind::linear;
   try {
     s.feature_map.kind = feature_map_kind(entry<std::string>(c, "feature_map", path));
   } catch (const std::invalid_argument& e) {

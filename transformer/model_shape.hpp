@@ -8,7 +8,9 @@
 
 namespace cpm {
 
-enum class AttentionKind { softmax, linear };
+// softmax: exact; linear: kernel attention with particle features; uniform: φ ≡ 1, every
+// position receives the mean of the sequence's values (the no-information control).
+enum class AttentionKind { softmax, linear, uniform };
 
 struct ModelShape {
   int vocabulary = 0;
@@ -37,7 +39,7 @@ struct ModelShape {
     need(d_model % heads == 0, "d_model = " + std::to_string(d_model) +
                                    " is not divisible by heads = " + std::to_string(heads));
     need(classes >= 2, "at least two classes are needed");
-    need(attention == AttentionKind::softmax || features >= 1, "features (m) must be positive");
+    need(attention != AttentionKind::linear || features >= 1, "features (m) must be positive");
     need(dropout >= 0.0 && dropout < 1.0, "dropout must lie in [0, 1)");
   }
 };

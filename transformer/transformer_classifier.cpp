@@ -14,6 +14,7 @@
 #include "transformer/mean_pooling.hpp"
 #include "transformer/softmax_attention.hpp"
 #include "transformer/thread_index.hpp"
+#include "transformer/uniform_attention.hpp"
 
 namespace cpm {
 
@@ -161,7 +162,7 @@ void TransformerClassifier<T>::allocate_activations() {
         a.cache.inverse_denominator = take(BH * L);
         a.cache.kv = take_double(BH * m * hs);
         a.cache.z = take_double(BH * m);
-      } else {
+      } else if (shape_.attention == AttentionKind::softmax) {
         a.lse = take(BH * L);
       }
       layer_acts_.push_back(a);
@@ -195,8 +196,10 @@ void TransformerClassifier<T>::allocate_activations() {
   linear_scratch_.assign(kTokenChunks * widest, T(0));
 
   const int threads = max_threads();
-  const std::size_t per_thread = linear ? linear_attention_scratch(m, max_length_, hs)
-                                        : softmax_attention_scratch(max_length_);
+  const std::size_t per_thread =
+      linear ? linear_attention_scratch(m, max_length_, hs)
+             : (shape_.attention == AttentionKind::softmax ? softmax_attention_scratch(max_length_)
+                                                           : 0);
   attention_scratch_.assign(per_thread * threads, T(0));
   if (linear)
     attention_scratch_double_.assign(linear_attention_scratch_double(m, hs) * threads, 0.0);
@@ -253,6 +256,8 @@ double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training,
       linear_attention_forward(a.att, a.cache, a.qkv, head_particles(l, 0), batch.lengths, layout,
                                shape_.feature_map, m, attention_scratch_.data(),
                                attention_scratch_double_.data());
+    else if (shape_.attention == AttentionKind::uniform)
+      uniform_attention_forward(a.att, a.qkv, batch.lengths, layout);
     else
       softmax_attention_forward(a.att, a.lse, a.qkv, batch.lengths, layout,
                                 attention_scratch_.data());
@@ -336,6 +341,8 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
       linear_attention_backward(d_qkv_, d_b_, a.att, a.cache, a.qkv, head_particles(l, 0),
                                 batch.lengths, layout, shape_.feature_map, m,
                                 attention_scratch_.data(), attention_scratch_double_.data());
+    else if (shape_.attention == AttentionKind::uniform)
+      uniform_attention_backward(d_qkv_, d_b_, batch.lengths, layout);
     else
       softmax_attention_backward(d_qkv_, d_b_, a.att, a.lse, a.qkv, batch.lengths, layout,
                                  attention_scratch_.data());

@@ -28,23 +28,26 @@ std::vector<EvaluationCondition> evaluate_conditions(TransformerClassifier<float
                                                      bool robustness, std::uint64_t seed) {
   const Eigen::VectorXi labels =
       Eigen::Map<const Eigen::VectorXi>(data.labels.data(), data.labels.size());
+  auto condition = [&](const std::string& name, const Eigen::MatrixXd& p) {
+    EvaluationCondition c{name, classification_metrics(p, labels), Eigen::VectorXi(p.rows())};
+    for (Eigen::Index i = 0; i < p.rows(); ++i) p.row(i).maxCoeff(&c.predictions[i]);
+    return c;
+  };
   std::vector<EvaluationCondition> out;
-  out.push_back(
-      {"clean", classification_metrics(predict_probabilities(model, data, batch_size), labels)});
+  out.push_back(condition("clean", predict_probabilities(model, data, batch_size)));
   if (!robustness) return out;
-  auto perturbed = [&](auto perturb) {
+  auto perturbed = [&](const std::string& name, auto perturb) {
     SequenceSet p = data;
     for (std::size_t i = 0; i < p.size(); ++i) p.tokens[i] = perturb(data.tokens[i], i);
-    return classification_metrics(predict_probabilities(model, p, batch_size), labels);
+    return condition(name, predict_probabilities(model, p, batch_size));
   };
   for (const double rate : {0.1, 0.2})
-    out.push_back({rate == 0.1 ? "word_dropout_10" : "word_dropout_20",
-                   perturbed([&](const std::vector<int>& t, std::size_t i) {
-                     return word_dropout(t, rate, seed, i);
-                   })});
-  out.push_back({"adjacent_swaps", perturbed([&](const std::vector<int>& t, std::size_t i) {
-                   return adjacent_swaps(t, 0.1, seed, i);
-                 })});
+    out.push_back(perturbed(
+        rate == 0.1 ? "word_dropout_10" : "word_dropout_20",
+        [&](const std::vector<int>& t, std::size_t i) { return word_dropout(t, rate, seed, i); }));
+  out.push_back(perturbed("adjacent_swaps", [&](const std::vector<int>& t, std::size_t i) {
+    return adjacent_swaps(t, 0.1, seed, i);
+  }));
   return out;
 }
 

@@ -19,6 +19,7 @@ Eigen::MatrixXd predict_probabilities(TransformerClassifier<float>& model, const
 struct EvaluationCondition {
   std::string name;  // clean | word_dropout_10 | word_dropout_20 | adjacent_swaps
   ClassificationMetrics result;
+  Eigen::VectorXi predictions;  // the most probable class of every example
 };
 
 // The clean metrics and, if `robustness`, the three perturbed conditions.

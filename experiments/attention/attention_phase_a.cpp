@@ -1,13 +1,16 @@
 #include "experiments/attention/attention_phase_a.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 
 #include "core/domain.hpp"
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
+#include "experiments/attention/token_alignment.hpp"
 #include "experiments/model_builder.hpp"
 #include "io/progress.hpp"
 #include "physics/alignment.hpp"
@@ -24,15 +27,19 @@ std::vector<std::size_t> phase_a_subset(std::size_t n, std::size_t count, std::u
   return order;
 }
 
-// Scaled key vectors of every token of the subset, one (n_tok, d_head) matrix per head of `layer`.
-std::vector<Eigen::MatrixXd> head_keys(TransformerClassifier<float>& model,
-                                       const SequenceSet& train,
-                                       const std::vector<std::size_t>& subset, int layer,
-                                       int batch_size) {
+// Scaled key vectors (and, if `queries`, query vectors below them) of every token of the subset,
+// one (rows, d_head) matrix per head of `layer`. With tied W_Q = W_K the queries are the keys and
+// only the keys are returned.
+std::vector<Eigen::MatrixXd> head_tokens(TransformerClassifier<float>& model,
+                                         const SequenceSet& train,
+                                         const std::vector<std::size_t>& subset, int layer,
+                                         int batch_size, bool queries) {
   const ModelShape& s = model.shape();
   std::size_t tokens_total = 0;
   for (auto i : subset) tokens_total += train.tokens[i].size();
-  std::vector<Eigen::MatrixXd> keys(s.heads, Eigen::MatrixXd(tokens_total, s.head_size()));
+  const bool both = queries && !s.qk_tied;
+  std::vector<Eigen::MatrixXd> x(s.heads,
+                                 Eigen::MatrixXd((both ? 2 : 1) * tokens_total, s.head_size()));
   BatchBuffer buffer;
   const double scale = model.feature_input_scale();
   std::size_t row = 0;
@@ -45,16 +52,53 @@ std::vector<Eigen::MatrixXd> head_keys(TransformerClassifier<float>& model,
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < s.heads; ++h) {
         const auto k = layout.block(model.qkv(layer), b, h, layout.k_offset());
-        for (int t = 0; t < batch.lengths[b]; ++t)
-          keys[h].row(row + t) = (scale * k.col(t).cast<double>()).transpose();
+        const auto q = layout.block(model.qkv(layer), b, h, 0);
+        for (int t = 0; t < batch.lengths[b]; ++t) {
+          x[h].row(row + t) = (scale * k.col(t).cast<double>()).transpose();
+          if (both)
+            x[h].row(tokens_total + row + t) = (scale * q.col(t).cast<double>()).transpose();
+        }
       }
       row += batch.lengths[b];
     }
   }
-  return keys;
+  return x;
+}
+
+double rms_row_norm(const Eigen::MatrixXd& m) {
+  return std::sqrt(m.rowwise().squaredNorm().mean());
+}
+
+// RMS alignment drift and RMS repulsion drift per unit λ, (1/N) Σ_l ∇W(ω_k − ω_l), at `x`.
+struct Drifts {
+  double alignment = 0.0, repulsion_per_lambda = 0.0;
+};
+Drifts rms_drifts(const TokenAlignmentPotential& potential, InteractionSum* pairs,
+                  const Eigen::MatrixXd& x) {
+  Eigen::VectorXd value;
+  Eigen::MatrixXd gradient;
+  potential.evaluate(x, value, &gradient);
+  Drifts d;
+  d.alignment = rms_row_norm(gradient);
+  if (pairs) {
+    pairs->compute(x, gradient, nullptr);
+    d.repulsion_per_lambda = rms_row_norm(gradient) / static_cast<double>(x.rows());
+  }
+  return d;
 }
 
 }  // namespace
+
+LinearFitResidual linear_fit_residual(const Eigen::MatrixXd& before, const Eigen::MatrixXd& after) {
+  if (before.rows() != after.rows() || before.cols() != after.cols())
+    throw std::invalid_argument("linear fit: the two particle sets differ in shape");
+  const Eigen::MatrixXd a = before.colPivHouseholderQr().solve(after);
+  const double residual = (before * a - after).norm(), change = (after - before).norm();
+  LinearFitResidual r;
+  r.relative = after.norm() > 0.0 ? residual / after.norm() : 0.0;
+  r.of_change = change > 0.0 ? std::min(1.0, residual / change) : 0.0;
+  return r;
+}
 
 std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
                                        const SequenceSet& train, int classes,
@@ -72,67 +116,103 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
   if (config.centred) centre_targets(sequence_targets);
   std::size_t tokens_total = 0;
   for (auto i : subset) tokens_total += train.tokens[i].size();
-  Eigen::MatrixXd token_targets(tokens_total, sequence_targets.cols());
+  const bool both = config.queries_and_keys && !s.qk_tied;
+  // With keys and queries, the token rows are keys then queries; each half carries the targets
+  // T_i n_tok/(n |S_i|), which is T_i n_rows/(n |S_i| · 2): the two sources weigh 1/2 each.
+  Eigen::MatrixXd token_targets((both ? 2 : 1) * tokens_total, sequence_targets.cols());
   for (std::size_t i = 0, row = 0; i < n; ++i) {
     const std::size_t len = train.tokens[subset[i]].size();
     const double weight = static_cast<double>(tokens_total) / (static_cast<double>(n) * len);
-    for (std::size_t t = 0; t < len; ++t)
-      token_targets.row(row++) = weight * sequence_targets.row(i);
+    for (std::size_t t = 0; t < len; ++t, ++row) {
+      token_targets.row(row) = weight * sequence_targets.row(i);
+      if (both) token_targets.row(tokens_total + row) = token_targets.row(row);
+    }
   }
 
   const double radius = config.radius.value_or(2.0 * std::sqrt(static_cast<double>(hs)));
   const Domain domain =
       radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(hs), radius) : Domain::whole_space(hs);
   const FeatureMap map(s.feature_map.kind);
+  const int cap = std::max(config.dynamics.steps, 0);
   std::vector<HeadAlignment> report;
-  Progress bar("phase A",
-               static_cast<double>(s.layers) * s.heads * std::max(config.dynamics.steps, 1),
-               progress);
+  Progress bar("phase A", static_cast<double>(s.layers) * s.heads * std::max(cap, 1), progress);
   for (int l = 0; l < s.layers; ++l) {
-    const std::vector<Eigen::MatrixXd> keys = head_keys(model, train, subset, l, batch_size);
+    const std::vector<Eigen::MatrixXd> tokens =
+        head_tokens(model, train, subset, l, batch_size, config.queries_and_keys);
     for (int h = 0; h < s.heads; ++h) {
+      const auto clock_start = std::chrono::steady_clock::now();
       float* omega = model.head_particles(l, h);
       Particles particles(m, hs);
       for (int k = 0; k < m; ++k)
         for (int a = 0; a < hs; ++a) particles.positions(k, a) = omega[k * hs + a];
       domain.project_all(particles.positions);
       const Eigen::MatrixXd initial = particles.positions;
-      auto x = std::make_shared<const Eigen::MatrixXd>(keys[h]);
-      AlignmentSettings settings;
-      settings.gamma = config.gamma;
-      settings.centred = false;  // already centred per sequence above
+      auto x = std::make_shared<const Eigen::MatrixXd>(tokens[h]);
+      auto potential =
+          std::make_shared<TokenAlignmentPotential>(x, token_targets, map, 1.0, config.normalised);
+      // γ_eff = γ / g_0 with g_0 the RMS alignment force at the initial particles (γ = 1).
+      std::unique_ptr<InteractionSum> pairs =
+          config.interaction.kernel.kind == InteractionKernel::Kind::none
+              ? nullptr
+              : make_interaction_sum(config.interaction, domain, m, config.source,
+                                     "phase_a.interaction");
+      const Drifts unit = rms_drifts(*potential, pairs.get(), particles.positions);
       if (config.relative_gamma) {
-        // γ_eff = γ / g_0 with g_0 the RMS alignment force at the initial particles (γ = 1).
-        settings.gamma = 1.0;
-        const AlignmentPotential unit(x, token_targets, map, settings);
-        Eigen::VectorXd value;
-        Eigen::MatrixXd gradient;
-        unit.evaluate(particles.positions, value, &gradient);
-        const double g0 = std::sqrt(gradient.rowwise().squaredNorm().mean());
-        settings.gamma = g0 > 0.0 && std::isfinite(g0) ? config.gamma / g0 : config.gamma;
+        const double g0 = unit.alignment;
+        potential->set_gamma(g0 > 0.0 && std::isfinite(g0) ? config.gamma / g0 : config.gamma);
+      } else {
+        potential->set_gamma(config.gamma);
       }
-      auto potential = std::make_shared<AlignmentPotential>(x, token_targets, map, settings);
+      const double alignment_drift = potential->gamma() * unit.alignment;
+      InteractionConfig interaction = config.interaction;
+      if (config.repulsion_fraction)
+        interaction.lambda =
+            unit.repulsion_per_lambda > 0.0
+                ? *config.repulsion_fraction * alignment_drift / unit.repulsion_per_lambda
+                : 0.0;
       const std::uint64_t replica = static_cast<std::uint64_t>(l) * s.heads + h;
       const ParticleSystem system =
-          build_particle_system({domain, potential, config.interaction, config.dynamics, m, seed,
+          build_particle_system({domain, potential, interaction, config.dynamics, m, seed,
                                  config.source, "phase_a.interaction"},
                                 replica);
       HeadAlignment a;
       a.layer = l;
       a.head = h;
-      a.before = alignment(map, *x, token_targets, particles.positions);
-      a.gamma = settings.gamma;
+      a.before = potential->alignment(particles.positions);
+      a.gamma = potential->gamma();
+      a.lambda = interaction.lambda;
+      a.repulsion_ratio_start =
+          alignment_drift > 0.0 ? interaction.lambda * unit.repulsion_per_lambda / alignment_drift
+                                : 0.0;
       a.norm = std::sqrt(initial.rowwise().squaredNorm().mean());
-      const int steps = config.dynamics.steps;
-      for (int step = 1; step <= steps; ++step) {
+      double previous = a.before;
+      for (int step = 1; step <= cap; ++step) {
         system.integrator->advance_to(particles, step * config.dynamics.step);
-        bar.update(static_cast<double>((l * s.heads + h) * steps + step));
+        a.steps = step;
+        bar.update(static_cast<double>((l * s.heads + h) * std::max(cap, 1) + step));
+        if (config.tolerance > 0.0 && step % config.check_every == 0) {
+          const double now = potential->alignment(particles.positions);
+          if (std::abs(now - previous) <= config.tolerance * std::abs(previous)) {
+            a.converged = true;
+            break;
+          }
+          previous = now;
+        }
       }
       if (!particles.positions.allFinite())
         throw std::runtime_error(
             "phase A: particles became non-finite (reduce phase_a.step or use a mollifier)");
-      a.after = alignment(map, *x, token_targets, particles.positions);
+      a.after = potential->alignment(particles.positions);
       a.displacement = std::sqrt((particles.positions - initial).rowwise().squaredNorm().mean());
+      const Drifts end = rms_drifts(*potential, pairs.get(), particles.positions);
+      a.repulsion_ratio_end = end.alignment > 0.0 ? interaction.lambda * end.repulsion_per_lambda /
+                                                        (potential->gamma() * end.alignment)
+                                                  : 0.0;
+      const LinearFitResidual fit = linear_fit_residual(initial, particles.positions);
+      a.fit_residual = fit.relative;
+      a.unabsorbed = fit.of_change;
+      a.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
       report.push_back(a);
       for (int k = 0; k < m; ++k)
         for (int a2 = 0; a2 < hs; ++a2)

@@ -1,7 +1,7 @@
 #pragma once
-// Phase A of the attention protocol (docs/model.md §2): for each layer and head, the head's particles
-// run projected Langevin dynamics on the alignment Hamiltonian of labelled training sequences,
-// with Riesz repulsion:
+// Phase A of the attention protocol (docs/model.md §2): for each layer and head, the head's
+// particles run projected Langevin dynamics on the alignment Hamiltonian of labelled training
+// sequences, with Riesz repulsion:
 //   ψ(S; ω) = mean_{a∈S} φ(x_a; ω),  x_a = d_head^{-1/4} W_K-projected token a (the attention's
 //   own feature input),  m(ω) = (1/n) Σ_i T_i ψ(S_i; ω),  V_align(ω) = −γ_eff ‖m(ω)‖².
 // The keys at initialisation are small (W_K ~ N(0, 0.02²)), and ∇_ω‖m‖² scales like their square,
@@ -13,23 +13,52 @@
 // ≈ √d_head and to the repulsion drift of order λ). relative_gamma = false uses γ_eff = γ.
 // Because ψ is a mean over tokens, m is a weighted sum over all tokens of the n sequences:
 //   m(ω) = (1/n_tok) Σ_a T'_a φ(x_a; ω),  T'_a = T_i n_tok / (n |S_i|) for a ∈ S_i,
-// which is exactly physics/alignment.hpp's AlignmentPotential on the token set with targets T'.
+// which is physics/alignment.hpp's AlignmentPotential on the token set with targets T'
+// (experiments/attention/token_alignment.hpp evaluates it, with the per-token normalisation).
 // Layers are processed in order, each with the keys produced by the already-updated layers below.
+//
+// Options (config/train_config.hpp, PhaseAConfig): the token set can be the heads' queries and
+// keys (queries_and_keys; each source weighted by 1/2), the features normalised per token
+// (normalised; experiments/attention/token_alignment.hpp), a stop rule on the relative change of
+// the alignment (tolerance, check_every, with dynamics.steps as the cap), and λ set so that the
+// repulsion drift is a stated fraction of the alignment drift at the start (repulsion_fraction).
+#include <Eigen/Dense>
 #include <vector>
 
-#include "experiments/attention/attention_data.hpp"
 #include "config/train_config.hpp"
+#include "experiments/attention/attention_data.hpp"
 #include "transformer/transformer_classifier.hpp"
 
 namespace cpm {
 
 struct HeadAlignment {
   int layer = 0, head = 0;
-  double before = 0.0, after = 0.0;  // A(Ω) on the Phase A sequences
+  double before = 0.0, after = 0.0;  // A(Ω) on the Phase A tokens (normalised φ if asked)
   double gamma = 0.0;                // γ_eff, the γ of V_align actually used
-  double norm = 0.0;                 // RMS ‖ω_k‖ of the particles before Phase A
-  double displacement = 0.0;         // RMS ‖ω_k(after) − ω_k(before)‖
+  double lambda = 0.0;               // λ of the repulsion actually used
+  // RMS repulsion drift / RMS alignment drift, at the initial and at the final particles.
+  double repulsion_ratio_start = 0.0, repulsion_ratio_end = 0.0;
+  int steps = 0;              // Langevin steps taken
+  bool converged = false;     // stopped by the tolerance rule (false: at the step cap)
+  double norm = 0.0;          // RMS ‖ω_k‖ of the particles before Phase A
+  double displacement = 0.0;  // RMS ‖ω_k(after) − ω_k(before)‖
+  // Best linear fit Ω₁ ≈ Ω₀A (least squares over the d_head × d_head matrix A): the part of Phase
+  // A's change that re-mixing W_Q, W_K cannot reproduce (linear_fit_residual).
+  double fit_residual = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁‖_F
+  double unabsorbed = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁ − Ω₀‖_F (0 when Ω₁ = Ω₀)
+  double seconds = 0.0;  // wall time of this head's dynamics
 };
+
+struct LinearFitResidual {
+  double relative = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁‖_F
+  double of_change = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁ − Ω₀‖_F, 0 when the change vanishes
+};
+// A = argmin_A ‖Ω₀A − Ω₁‖_F for particles Ω₀, Ω₁ (m, d) (rows are particles): a linear map of the
+// particles is a linear map of the projected tokens, ω₁ᵀx = ω₀ᵀ(Ax), which Phase B can absorb
+// into W_Q and W_K (exactly for softplus and softmaxfeat, up to a per-token factor for favor).
+// With m ≤ d linearly independent particles every Ω₁ is such a map and the residual is 0: the
+// diagnostic says something only for m > d (m = 64, d_head = 16 in the examples).
+LinearFitResidual linear_fit_residual(const Eigen::MatrixXd& before, const Eigen::MatrixXd& after);
 
 // Updates model.particles() in place. `seed` keys the sequence subset and the Langevin noise.
 std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,

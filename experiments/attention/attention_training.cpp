@@ -14,6 +14,7 @@
 #include "config/toml_reader.hpp"
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
+#include "experiments/attention/paired_protocol.hpp"
 #include "io/csv_table.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"
@@ -43,8 +44,16 @@ void initialise_particles(TransformerClassifier<float>& model, const std::string
     }
 }
 
-// The model shape of a configuration once the vocabulary size and class count are known.
-ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, int max_length) {
+const std::vector<std::string> kMetricColumns = {"accuracy", "mcc", "ece", "log_loss", "brier"};
+
+std::vector<double> metric_values(const ClassificationMetrics& m) {
+  return {m.accuracy, m.mcc, m.ece, m.log_loss, m.brier};
+}
+
+}  // namespace
+
+ModelShape attention_model_shape(const TrainConfig& config, int vocabulary, int classes,
+                                 int max_length) {
   const ModelConfig& m = config.model;
   ModelShape s;
   s.vocabulary = vocabulary;
@@ -62,15 +71,27 @@ ModelShape model_shape(const TrainConfig& config, int vocabulary, int classes, i
   return s;
 }
 
+TransformerClassifier<float> make_attention_model(const TrainConfig& config,
+                                                  const AttentionTask& task) {
+  ModelShape shape =
+      attention_model_shape(config, task.vocabulary_size, task.classes, task.max_length);
+  try {
+    shape.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(config.source + ": model: " + e.what());
+  }
+  const int buffer_length = static_cast<int>(std::min<std::size_t>(
+      task.max_length, std::max(task.train.max_length(), task.evaluation.max_length())));
+  TransformerClassifier<float> model(shape, config.training.batch_size, buffer_length);
+  model.initialise_parameters(config.training.seed);
+  if (shape.attention == AttentionKind::linear)
+    initialise_particles(model, config.model.particle_init, config.training.seed);
+  return model;
+}
+
 TrainerSettings trainer_settings(const TrainingConfig& t) {
   return {t.batch_size,   t.learning_rate, t.warmup_steps, t.min_learning_rate_ratio,
           t.weight_decay, t.clip_norm,     t.seed};
-}
-
-const std::vector<std::string> kMetricColumns = {"accuracy", "mcc", "ece", "log_loss", "brier"};
-
-std::vector<double> metric_values(const ClassificationMetrics& m) {
-  return {m.accuracy, m.mcc, m.ece, m.log_loss, m.brier};
 }
 
 void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions) {
@@ -85,6 +106,31 @@ void write_metrics(const std::string& path, const std::vector<EvaluationConditio
   }
 }
 
+void write_predictions(const std::string& path, const std::vector<EvaluationCondition>& conditions,
+                       const std::vector<int>& labels) {
+  std::ofstream out(path);
+  out << "example,label";
+  for (const auto& c : conditions) out << ',' << c.name;
+  out << '\n';
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    out << i << ',' << labels[i];
+    for (const auto& c : conditions) out << ',' << c.predictions[static_cast<Eigen::Index>(i)];
+    out << '\n';
+  }
+}
+
+void write_phase_a_table(const std::string& path, const std::vector<HeadAlignment>& heads) {
+  CsvTable table(
+      path, {"layer", "head", "alignment_before", "alignment_after", "gamma_effective", "lambda",
+             "repulsion_ratio_start", "repulsion_ratio_end", "steps", "converged", "particle_norm",
+             "particle_displacement", "linear_fit_residual", "unabsorbed_fraction", "seconds"});
+  for (const auto& h : heads)
+    table.add_row({double(h.layer), double(h.head), h.before, h.after, h.gamma, h.lambda,
+                   h.repulsion_ratio_start, h.repulsion_ratio_end, double(h.steps),
+                   double(h.converged), h.norm, h.displacement, h.fit_residual, h.unabsorbed,
+                   h.seconds});
+}
+
 void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& conditions) {
   out << std::left << std::setw(18) << "condition";
   for (const auto& c : kMetricColumns) out << std::setw(10) << c;
@@ -97,24 +143,12 @@ void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& co
   out.unsetf(std::ios::fixed);
 }
 
-}  // namespace
-
 TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
                                   const std::string& directory, bool progress) {
   const TrainingConfig& t = config.training;
   const AttentionVariant& variant = config.model.variant;
-  ModelShape shape = model_shape(config, task.vocabulary_size, task.classes, task.max_length);
-  try {
-    shape.validate();
-  } catch (const std::invalid_argument& e) {
-    throw InputError(config.source + ": model: " + e.what());
-  }
-  const int buffer_length = static_cast<int>(std::min<std::size_t>(
-      task.max_length, std::max(task.train.max_length(), task.evaluation.max_length())));
-  TransformerClassifier<float> model(shape, t.batch_size, buffer_length);
-  model.initialise_parameters(t.seed);
-  if (shape.attention == AttentionKind::linear)
-    initialise_particles(model, config.model.particle_init, t.seed);
+  TransformerClassifier<float> model = make_attention_model(config, task);
+  const ModelShape& shape = model.shape();
   const bool phase_a = shape.attention == AttentionKind::linear && variant.learned_particles;
   const int warmup_epochs = phase_a ? config.phase_a.warmup_epochs : 0;
   const int epochs = warmup_epochs + t.epochs;
@@ -127,12 +161,7 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   auto run_phase = [&] {
     result.phase_a = run_phase_a(model, task.train, task.classes, config.phase_a, t.seed,
                                  t.batch_size, progress);
-    CsvTable table(directory + "/phase_a.csv",
-                   {"layer", "head", "alignment_before", "alignment_after", "gamma_effective",
-                    "particle_norm", "particle_displacement"});
-    for (const auto& h : result.phase_a)
-      table.add_row(
-          {double(h.layer), double(h.head), h.before, h.after, h.gamma, h.norm, h.displacement});
+    write_phase_a_table(directory + "/phase_a.csv", result.phase_a);
   };
   Progress bar("cpm train " + variant.name(),
                static_cast<double>(std::max<std::int64_t>(total_steps, 1)), progress);
@@ -258,6 +287,10 @@ void run_train_command(const TrainConfig& config, const TrainOptions& options) {
     std::cout << "results in " << root << "/ (metrics.csv, training_log.csv, model.h5)\n";
     return;
   }
+  if (config.is_paired()) {
+    run_paired_experiment(config, options);
+    return;
+  }
   const ExperimentConfig& e = config.experiment;
   const std::vector<std::string> datasets =
       e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
@@ -309,7 +342,8 @@ void run_eval_command(const TrainConfig& config, const std::string& checkpoint_p
                              ? task.vocabulary_size
                              : static_cast<int>(checkpoint.vocabulary.size());
   const ModelShape shape = checkpoint_shape(checkpoint, path);
-  require_same_shape(model_shape(config, vocabulary, task.classes, task.max_length), shape, path);
+  require_same_shape(attention_model_shape(config, vocabulary, task.classes, task.max_length),
+                     shape, path);
   const int length =
       static_cast<int>(std::min<std::size_t>(task.max_length, task.evaluation.max_length()));
   TransformerClassifier<float> model(shape, config.training.batch_size, length);

@@ -1,15 +1,17 @@
 #pragma once
-// `cpm train`: the attention protocol of docs/model.md §2 on one task — optional warm-up epochs, Phase A
-// (kernel-<map> variants only), Phase B (cross-entropy training with the particles frozen), then
-// evaluation with the robustness conditions. An experiment configuration repeats it for every
+// `cpm train`: the attention protocol of docs/model.md §2 on one task — optional warm-up epochs,
+// Phase A (kernel-<map> variants only), Phase B (cross-entropy training with the particles frozen),
+// then evaluation with the robustness conditions. An experiment configuration repeats it for every
 // variant, seed and data set and writes one comparison table (mean ± std) and a bar chart.
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "config/train_config.hpp"
 #include "experiments/attention/attention_data.hpp"
 #include "experiments/attention/attention_evaluation.hpp"
 #include "experiments/attention/attention_phase_a.hpp"
-#include "config/train_config.hpp"
+#include "transformer/trainer.hpp"
 
 namespace cpm {
 
@@ -30,6 +32,24 @@ struct TrainResult {
 // metrics.csv and model.h5.
 TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
                                   const std::string& directory, bool progress);
+
+// Pieces shared with the paired protocol (experiments/attention/paired_protocol.hpp).
+// The model shape of a configuration once the vocabulary size and class count are known.
+ModelShape attention_model_shape(const TrainConfig& config, int vocabulary, int classes,
+                                 int max_length);
+// A model of the configured shape, buffers sized for the task, parameters and particles
+// initialised from training.seed. InputError naming the model section for an impossible shape.
+TransformerClassifier<float> make_attention_model(const TrainConfig& config,
+                                                  const AttentionTask& task);
+TrainerSettings trainer_settings(const TrainingConfig& training);
+// metrics.csv: one row per condition; predictions.csv: the predicted class of every example under
+// every condition, with its label.
+void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions);
+void write_predictions(const std::string& path, const std::vector<EvaluationCondition>& conditions,
+                       const std::vector<int>& labels);
+// phase_a.csv: one row per head (attention_phase_a.hpp, HeadAlignment).
+void write_phase_a_table(const std::string& path, const std::vector<HeadAlignment>& heads);
+void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& conditions);
 
 // The whole `cpm train CONFIG` command: a single run, or the experiment of the configuration.
 void run_train_command(const TrainConfig& config, const TrainOptions& options);

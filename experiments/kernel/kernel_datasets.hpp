@@ -4,9 +4,9 @@
 // once; each (label noise, seed) then draws its own subsample, noise and standardisation.
 #include <cstdint>
 
-#include "learning/labelled_data.hpp"
-#include "io/idx_reader.hpp"
 #include "config/kernel_config.hpp"
+#include "io/idx_reader.hpp"
+#include "learning/labelled_data.hpp"
 
 namespace cpm {
 

@@ -9,6 +9,7 @@
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
 #include "experiments/model_builder.hpp"
+#include "solvers/force_field.hpp"
 
 namespace cpm {
 
@@ -31,20 +32,62 @@ PairwiseDistanceSummary pairwise_distances(const Eigen::MatrixXd& w) {
   return s;
 }
 
-Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
-                                const Eigen::MatrixXd& targets, const FeatureMap& map,
-                                Eigen::MatrixXd initial, const LearningSettings& s,
-                                std::vector<TrainingRecord>* trace,
-                                const std::function<void(const TrainingRecord&)>& on_record) {
+Eigen::MatrixXd learn_particles(
+    std::shared_ptr<const Eigen::MatrixXd> x, const Eigen::MatrixXd& targets, const FeatureMap& map,
+    Eigen::MatrixXd initial, const LearningSettings& s, std::vector<TrainingRecord>* trace,
+    const std::function<void(const TrainingRecord&)>& on_record, LearningReport* report,
+    const std::function<void(int, const Eigen::MatrixXd&)>& on_checkpoint) {
   const int d = static_cast<int>(initial.cols());
   if (x->cols() != d)
     throw std::invalid_argument("learn_particles: data and particles differ in dimension");
   const Domain domain = std::isinf(s.radius) ? Domain::whole_space(d)
                                              : Domain::ball(Eigen::VectorXd::Zero(d), s.radius);
-  auto potential = std::make_shared<AlignmentPotential>(x, targets, map, s.alignment);
+  AlignmentSettings align = s.alignment;
+  align.anchor_precision = 0.0;
+  auto potential = std::make_shared<AlignmentPotential>(x, targets, map, align);
+  domain.project_all(initial);
+
+  // Drift scales at the initial particles: alignment (γ = 1, no anchor) and repulsion (λ = 1).
+  const Eigen::Index n_particles = initial.rows();
+  auto rms_rows = [](const Eigen::MatrixXd& g) {
+    return g.rows() ? std::sqrt(g.squaredNorm() / static_cast<double>(g.rows())) : 0.0;
+  };
+  Eigen::VectorXd values;
+  Eigen::MatrixXd drift;
+  potential->set_gamma(1.0);
+  potential->evaluate(initial, values, &drift);
+  const double g0 = rms_rows(drift);
+  LearningReport rep;
+  rep.gamma = s.relative_gamma ? (g0 > 0.0 ? s.alignment.gamma / g0 : 0.0) : s.alignment.gamma;
+  rep.alignment_drift = rep.gamma * g0;
+  potential->set_gamma(rep.gamma);
+  rep.anchor_precision = s.anchor && std::isfinite(s.dynamics.beta)
+                             ? 1.0 / (s.prior_scale * s.prior_scale * s.dynamics.beta)
+                             : 0.0;
+  rep.anchor_ratio_initial = rep.alignment_drift > 0.0
+                                 ? rep.anchor_precision * rms_rows(initial) / rep.alignment_drift
+                                 : 0.0;
+  const bool has_repulsion = s.repulsion.kernel.kind != InteractionKernel::Kind::none;
+  ForceField repulsion_only(
+      std::make_shared<ZeroPotential>(),
+      make_interaction_sum(s.repulsion, domain, n_particles, s.source, "repulsion"), 1.0);
+  auto repulsion_rms = [&](const Eigen::MatrixXd& w) {
+    if (!has_repulsion || w.rows() < 2) return 0.0;
+    Eigen::MatrixXd f;
+    repulsion_only.compute(w, f, nullptr);
+    return rms_rows(f);
+  };
+  const double r0 = repulsion_rms(initial);
+  InteractionConfig repulsion = s.repulsion;
+  if (s.drift_fraction >= 0.0)
+    repulsion.lambda = r0 > 0.0 ? s.drift_fraction * rep.alignment_drift / r0 : 0.0;
+  rep.lambda = repulsion.lambda;
+  rep.repulsion_ratio_initial =
+      rep.alignment_drift > 0.0 ? repulsion.lambda * r0 / rep.alignment_drift : 0.0;
+  potential->set_anchor_precision(rep.anchor_precision);
+
   const ParticleSystem system = build_particle_system(
-      {domain, potential, s.repulsion, s.dynamics, initial.rows(), s.seed, s.source, "repulsion"},
-      0);
+      {domain, potential, repulsion, s.dynamics, n_particles, s.seed, s.source, "repulsion"}, 0);
 
   Eigen::MatrixXd diagnostic_targets = targets;
   if (s.alignment.centred) centre_targets(diagnostic_targets);
@@ -56,7 +99,6 @@ Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
   };
 
   Particles particles(std::move(initial));
-  domain.project_all(particles.positions);
   record(0, particles.positions);
   const int steps = s.dynamics.steps;
   for (int step = 1; step <= steps; ++step) {
@@ -67,6 +109,17 @@ Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
                                std::to_string(step) +
                                " (reduce dynamics.step, or use a mollified repulsion)");
     if (step % s.record_every == 0 || step == steps) record(step, particles.positions);
+    if (on_checkpoint &&
+        std::find(s.checkpoints.begin(), s.checkpoints.end(), step) != s.checkpoints.end())
+      on_checkpoint(step, particles.positions);
+  }
+  if (report) {
+    potential->set_anchor_precision(0.0);
+    potential->evaluate(particles.positions, values, &drift);
+    const double a_final = rms_rows(drift);
+    rep.repulsion_ratio_final =
+        a_final > 0.0 ? repulsion.lambda * repulsion_rms(particles.positions) / a_final : 0.0;
+    *report = rep;
   }
   return particles.positions;
 }

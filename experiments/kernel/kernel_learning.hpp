@@ -23,13 +23,35 @@
 namespace cpm {
 
 struct LearningSettings {
-  AlignmentSettings alignment;                                           // γ, centring, mini-batch
+  // γ, centring, mini-batch, objective. alignment.anchor_precision is set from `anchor` below.
+  AlignmentSettings alignment;
+  // γ in units of the initial alignment drift: γ_eff = γ / g₀, g₀ the RMS over particles of
+  // |∇_{ω_k} (−N J)| at the initial particles, so the first alignment drift has RMS size γ.
+  bool relative_gamma = false;
+  // The prior anchor V₀(ω) = |ω|²/(2σ²β), σ = prior_scale (docs/model.md §1); none at β = ∞.
+  bool anchor = false;
+  double prior_scale = 1.0;
   InteractionConfig repulsion{.kernel = InteractionKernel::power(1.0)};  // λ = 0: none
-  DynamicsConfig dynamics{.step = 0.05, .steps = 200};                   // η, β, steps
-  double radius = std::numeric_limits<double>::infinity();               // D: ball about 0, or R^d
+  // ≥ 0: λ chosen so that the RMS repulsive drift at the initial particles is this fraction of
+  // the RMS alignment drift there (repulsion.lambda ignored); < 0: repulsion.lambda as given.
+  double drift_fraction = -1.0;
+  DynamicsConfig dynamics{.step = 0.05, .steps = 200};      // η, β, steps
+  double radius = std::numeric_limits<double>::infinity();  // D: ball about 0, or R^d
   int record_every = 10;
-  std::uint64_t seed = 1;  // Langevin noise
-  std::string source;      // the configuration, for error messages
+  std::uint64_t seed = 1;        // Langevin noise
+  std::string source;            // the configuration, for error messages
+  std::vector<int> checkpoints;  // steps at which on_checkpoint receives the particles
+};
+
+// What a run used and measured: γ_eff, λ and the drift ratios (RMS over particles of the
+// repulsive, resp. anchor, drift over the RMS alignment drift).
+struct LearningReport {
+  double gamma = 0.0;             // γ_eff
+  double alignment_drift = 0.0;   // RMS alignment drift at the initial particles
+  double anchor_precision = 0.0;  // c = 1/(σ²β), 0 without anchor
+  double lambda = 0.0;
+  double repulsion_ratio_initial = 0.0, repulsion_ratio_final = 0.0;
+  double anchor_ratio_initial = 0.0;
 };
 
 struct PairwiseDistanceSummary {
@@ -47,11 +69,13 @@ struct TrainingRecord {
 // training inputs and targets (n, C) their alignment targets (uncentred; see alignment.hpp).
 // If trace is non-null it receives a record at step 0, every record_every steps and at the end;
 // on_record, if set, is called with each record (progress reporting).
-Eigen::MatrixXd learn_particles(std::shared_ptr<const Eigen::MatrixXd> x,
-                                const Eigen::MatrixXd& targets, const FeatureMap& map,
-                                Eigen::MatrixXd initial, const LearningSettings& settings,
-                                std::vector<TrainingRecord>* trace = nullptr,
-                                const std::function<void(const TrainingRecord&)>& on_record = {});
+Eigen::MatrixXd learn_particles(
+    std::shared_ptr<const Eigen::MatrixXd> x, const Eigen::MatrixXd& targets, const FeatureMap& map,
+    Eigen::MatrixXd initial, const LearningSettings& settings,
+    std::vector<TrainingRecord>* trace = nullptr,
+    const std::function<void(const TrainingRecord&)>& on_record = {},
+    LearningReport* report = nullptr,
+    const std::function<void(int, const Eigen::MatrixXd&)>& on_checkpoint = {});
 
 // The χ²-constrained reweighting of the candidates' scores: q_j = max(0, (1 + (s_j − t)/κ)/M)
 // with t normalising q and κ chosen by bisection so that D_χ²(q ‖ 1/M) = ρ (or the

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/kernel/kernel_study.hpp"
 #include "config/kernel_config.hpp"
+#include "experiments/kernel/kernel_study.hpp"
 
 namespace cpm {
 
@@ -21,6 +21,9 @@ struct KernelSummaryRow {
   Eigen::Index n = 0;
   int runs = 0;
   MeanStd accuracy, log_loss, brier, ece, alignment, min_distance;
+  MeanStd ece_calibrated, alignment_validation, effective_rank, mean_norm, validation_accuracy;
+  MeanStd lambda, repulsion_ratio_initial, repulsion_ratio_final;
+  std::string choices;  // the distinct chosen (γ, β, steps, l2) over seeds
 };
 
 std::vector<KernelSummaryRow> summarise_kernel_results(const std::vector<KernelRunResult>& results);
@@ -30,8 +33,9 @@ std::vector<KernelSummaryRow> summarise_kernel_results(const std::vector<KernelR
 MeanStd retained_accuracy(const std::vector<KernelRunResult>& results, double label_noise,
                           const std::string& method, Eigen::Index small, Eigen::Index large);
 
-// summary.csv, retained.csv, summary.md and accuracy_vs_n.png (if gnuplot is installed;
-// otherwise a warning on stderr) in config.output_directory.
+// summary.csv, retained.csv, summary.md, accuracy_vs_n.png and diagnostics.png (|ω|
+// histograms, effective rank, alignment on fit vs held-out rows, accuracy against the learning
+// step; figures need gnuplot, otherwise a warning on stderr) in config.output_directory.
 void write_kernel_report(const KernelConfig& config, const std::vector<KernelRunResult>& results);
 
 }  // namespace cpm

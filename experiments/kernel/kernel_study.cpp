@@ -1,46 +1,31 @@
 #include "experiments/kernel/kernel_study.hpp"
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
-#include "core/feature_initialisation.hpp"
 #include "experiments/kernel/kernel_datasets.hpp"
 #include "experiments/kernel/kernel_report.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
-#include "learning/linear_classifier.hpp"
 
 namespace cpm {
 
 namespace {
 
-struct MethodFeatures {
-  Eigen::MatrixXd particles;
-  FeatureMap map;
-};
+// |ω| histogram bins: [0, 3σ√d) in 30 bins, the last one open to the right.
+constexpr int kNormBins = 30;
 
-ClassifierSettings classifier_settings(const KernelClassifierConfig& c) {
-  ClassifierSettings s;
-  s.kind = c.kind == "ridge" ? ClassifierSettings::Kind::ridge : ClassifierSettings::Kind::logistic;
-  s.l2 = c.l2;
-  s.max_iterations = c.max_iterations;
-  return s;
-}
-
-LearningSettings learning_settings(const KernelConfig& c, double lambda, std::uint64_t seed) {
-  LearningSettings s;
-  s.alignment = {c.alignment.gamma, c.alignment.centred, c.alignment.batch_size, seed};
-  s.repulsion = c.repulsion;
-  s.repulsion.lambda = lambda;
-  s.dynamics = c.dynamics;
-  s.radius = c.learning.radius;
-  s.record_every = c.learning.record_every;
-  s.seed = seed;
-  s.source = c.source;
-  return s;
+void write_norm_histogram(std::ostream& csv, const KernelRunResult& r, double top) {
+  std::vector<int> counts(kNormBins, 0);
+  for (Eigen::Index k = 0; k < r.norms.size(); ++k)
+    ++counts[std::min(kNormBins - 1, static_cast<int>(r.norms[k] / top * kNormBins))];
+  for (int b = 0; b < kNormBins; ++b)
+    csv << r.label_noise << ',' << r.seed << ',' << r.n << ',' << r.method << ','
+        << top * b / kNormBins << ',' << top * (b + 1) / kNormBins << ',' << counts[b] << '\n';
 }
 
 }  // namespace
@@ -51,109 +36,90 @@ std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
   check_interaction_dimension(config.repulsion, source.dim(), config.source, "repulsion");
   prepare_output_directory(config.output_directory, options.overwrite);
   const std::string dir = config.output_directory + "/";
-  std::ofstream results_csv(dir + "results.csv"), diagnostics_csv(dir + "diagnostics.csv");
-  results_csv << "label_noise,seed,n,method,accuracy,log_loss,brier,ece,alignment,min_distance,"
-                 "mean_distance,seconds\n"
+  std::ofstream results_csv(dir + "results.csv"), diagnostics_csv(dir + "diagnostics.csv"),
+      selection_csv(dir + "selection.csv"), curve_csv(dir + "learning_curve.csv"),
+      norms_csv(dir + "norms.csv");
+  results_csv << "label_noise,seed,n,method,accuracy,log_loss,brier,ece,ece_calibrated,"
+                 "log_loss_calibrated,temperature,validation_accuracy,validation_log_loss,gamma,"
+                 "beta,steps,l2,gamma_eff,lambda,repulsion_ratio_initial,repulsion_ratio_final,"
+                 "anchor_ratio_initial,alignment,alignment_validation,effective_rank,mean_norm,"
+                 "min_distance,mean_distance,seconds\n"
               << std::setprecision(10);
   diagnostics_csv << "label_noise,seed,n,method,step,alignment,min_distance,mean_distance\n"
                   << std::setprecision(10);
+  selection_csv << "label_noise,seed,n,method,gamma,beta,step,l2,validation_accuracy,"
+                   "validation_log_loss\n"
+                << std::setprecision(10);
+  curve_csv << "label_noise,seed,n,method,step,validation_accuracy,test_accuracy\n"
+            << std::setprecision(10);
+  norms_csv << "label_noise,seed,n,method,bin_low,bin_high,count\n" << std::setprecision(6);
 
   const auto& methods = config.baselines.methods;
   const double total = static_cast<double>(config.data.label_noise.size() * config.seeds *
                                            config.features.n.size() * methods.size());
   Progress progress("cpm kernel", total, options.progress);
   double done = 0.0;
-  const int d = source.dim();
-  const FeatureMapKind kind = config.features.map;
-  const double scale = config.features.scale;
-  const ClassifierSettings classifier = classifier_settings(config.classifier);
+  const double norm_top = 3.0 * config.features.scale * std::sqrt(double(source.dim()));
   std::vector<KernelRunResult> results;
 
   for (double noise : config.data.label_noise) {
     for (int r = 0; r < config.seeds; ++r) {
       const std::uint64_t seed = config.seed + static_cast<std::uint64_t>(r);
-      const DataSplit data = source.split(noise, seed);
-      const int classes = source.classes();
-      auto x = std::make_shared<const Eigen::MatrixXd>(data.train.x);
-      const Eigen::MatrixXd targets = alignment_targets(data.train.y, classes);
-      Eigen::MatrixXd scored_targets = targets;  // as the alignment potential sees them
-      if (config.alignment.centred) centre_targets(scored_targets);
-
-      // Importance sampling scores one candidate pool per seed, shared by every N.
-      std::vector<Eigen::Index> pool_order;
-      Eigen::MatrixXd pool;
-      FeatureMap pool_map(kind);
-      if (std::find(methods.begin(), methods.end(), "importance") != methods.end()) {
-        pool = gaussian_features(config.baselines.pool, d, scale, seed, /*replica=*/2);
-        pool_map = FeatureMap::with_random_phases(kind, config.baselines.pool, seed, 2);
-        const Eigen::VectorXd scores =
-            alignment_moments(pool_map, *x, scored_targets, pool).rowwise().squaredNorm();
-        const Eigen::VectorXd q = importance_weights(scores, config.baselines.rho);
-        const Eigen::Index largest =
-            *std::max_element(config.features.n.begin(), config.features.n.end());
-        pool_order = sample_indices(q, largest, seed);
-      }
+      const KernelRunData data = prepare_run_data(config, source.split(noise, seed), seed);
+      ImportancePool pool;
+      if (std::find(methods.begin(), methods.end(), "importance") != methods.end())
+        pool = make_importance_pool(config, data, seed);
 
       for (Eigen::Index n : config.features.n) {
-        const FeatureMap map = FeatureMap::with_random_phases(kind, n, seed);
-        for (const std::string& method : methods) {
-          const auto start = std::chrono::steady_clock::now();
-          MethodFeatures f{Eigen::MatrixXd(), map};
-          if (method == "iid") {
-            f.particles = gaussian_features(n, d, scale, seed);
-          } else if (method == "orthogonal") {
-            f.particles = orthogonal_gaussian_features(n, d, scale, seed);
-          } else if (method == "importance") {
-            f.particles.resize(n, d);
-            Eigen::VectorXd phases(kind == FeatureMapKind::rff ? n : 0);
-            for (Eigen::Index k = 0; k < n; ++k) {
-              f.particles.row(k) = pool.row(pool_order[k]);
-              if (phases.size()) phases[k] = pool_map.phases()[pool_order[k]];
-            }
-            f.map = FeatureMap(kind, phases);
-          } else {
-            const double lambda = method == "learned" ? config.repulsion.lambda : 0.0;
-            const Eigen::MatrixXd initial = config.features.init == "orthogonal"
-                                                ? orthogonal_gaussian_features(n, d, scale, seed)
-                                                : gaussian_features(n, d, scale, seed);
-            auto on_record = [&](const TrainingRecord& rec) {
-              diagnostics_csv << noise << ',' << seed << ',' << n << ',' << method << ','
-                              << rec.step << ',' << rec.alignment << ',' << rec.distances.min << ','
-                              << rec.distances.mean << '\n';
-              std::ostringstream detail;
-              detail << method << " N=" << n << " step " << rec.step
-                     << " A=" << std::setprecision(4) << rec.alignment
-                     << " min|dw|=" << rec.distances.min;
-              progress.update(done, detail.str());
-            };
-            f.particles =
-                learn_particles(x, targets, map, initial, learning_settings(config, lambda, seed),
-                                nullptr, on_record);
-          }
-          const Eigen::MatrixXd train_features = f.map.features(data.train.x, f.particles);
-          const LinearClassifier model =
-              LinearClassifier::fit(train_features, data.train.y, classes, classifier);
+        std::map<std::string, MethodOutcome> by_method;
+        // learned-null needs learned's choice: run it last.
+        std::vector<std::string> order = methods;
+        std::stable_partition(order.begin(), order.end(),
+                              [](const std::string& m) { return m != "learned-null"; });
+        for (const std::string& method : order) {
+          MethodContext ctx;
+          ctx.config = &config;
+          ctx.data = &data;
+          ctx.seed = seed;
+          ctx.pool = &pool;
+          ctx.learned = by_method.count("learned") ? &by_method.at("learned") : nullptr;
+          ctx.on_progress = [&](const std::string& detail) { progress.update(done, detail); };
           KernelRunResult res;
+          static_cast<MethodOutcome&>(res) = evaluate_method(ctx, method, n);
           res.label_noise = noise;
           res.seed = seed;
-          res.n = n;
-          res.method = method;
-          res.test = classification_metrics(
-              model.probabilities(f.map.features(data.test.x, f.particles)), data.test.y);
-          res.alignment = alignment(f.map, data.train.x, scored_targets, f.particles);
-          res.distances = pairwise_distances(f.particles);
-          res.seconds =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          results.push_back(res);
+          by_method[method] = res;
+
+          const auto& L = res.learning;
           results_csv << noise << ',' << seed << ',' << n << ',' << method << ','
                       << res.test.accuracy << ',' << res.test.log_loss << ',' << res.test.brier
-                      << ',' << res.test.ece << ',' << res.alignment << ',' << res.distances.min
+                      << ',' << res.test.ece << ',' << res.test_calibrated.ece << ','
+                      << res.test_calibrated.log_loss << ',' << res.temperature << ','
+                      << res.validation.accuracy << ',' << res.validation.log_loss << ','
+                      << res.gamma << ',' << res.beta << ',' << res.steps << ',' << res.l2 << ','
+                      << L.gamma << ',' << L.lambda << ',' << L.repulsion_ratio_initial << ','
+                      << L.repulsion_ratio_final << ',' << L.anchor_ratio_initial << ','
+                      << res.alignment_fit << ',' << res.alignment_validation << ','
+                      << res.effective_rank << ',' << res.norms.mean() << ',' << res.distances.min
                       << ',' << res.distances.mean << ',' << res.seconds << '\n';
           results_csv.flush();
+          for (const auto& g : res.grid)
+            selection_csv << noise << ',' << seed << ',' << n << ',' << method << ',' << g.gamma
+                          << ',' << g.beta << ',' << g.step << ',' << g.l2 << ',' << g.accuracy
+                          << ',' << g.log_loss << '\n';
+          for (const auto& p : res.curve)
+            curve_csv << noise << ',' << seed << ',' << n << ',' << method << ',' << p.step << ','
+                      << p.validation_accuracy << ',' << p.test_accuracy << '\n';
+          for (const auto& t : res.trace)
+            diagnostics_csv << noise << ',' << seed << ',' << n << ',' << method << ',' << t.step
+                            << ',' << t.alignment << ',' << t.distances.min << ','
+                            << t.distances.mean << '\n';
+          write_norm_histogram(norms_csv, res, norm_top);
+          results.push_back(std::move(res));
           done += 1.0;
           std::ostringstream detail;
           detail << "noise " << noise << " seed " << seed << " N=" << n << " " << method
-                 << " acc=" << std::setprecision(4) << res.test.accuracy;
+                 << " acc=" << std::setprecision(4) << results.back().test.accuracy;
           progress.update(done, detail.str());
         }
       }

@@ -7,21 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "learning/classification_metrics.hpp"
-#include "experiments/kernel/kernel_learning.hpp"
 #include "config/kernel_config.hpp"
+#include "experiments/kernel/kernel_selection.hpp"
 
 namespace cpm {
 
-struct KernelRunResult {
+// One (label noise, seed, N, method): the choice made on the validation rows and the test
+// metrics and diagnostics that follow (kernel_selection.hpp).
+struct KernelRunResult : MethodOutcome {
   double label_noise = 0.0;
   std::uint64_t seed = 0;
-  Eigen::Index n = 0;
-  std::string method;
-  ClassificationMetrics test;
-  double alignment = 0.0;  // A(Ω) on the training set
-  PairwiseDistanceSummary distances;
-  double seconds = 0.0;  // building the features and fitting the classifier
 };
 
 struct KernelStudyOptions {
@@ -30,9 +25,13 @@ struct KernelStudyOptions {
 };
 
 // Runs the study and writes into config.output_directory:
-//   results.csv      one row per (label noise, seed, N, method)
-//   diagnostics.csv  alignment and pairwise distances through training (learned methods)
-//   summary.csv, summary.md, accuracy_vs_n.png (see kernel_report.hpp)
+//   results.csv         one row per (label noise, seed, N, method): test metrics, the choice
+//                       (γ, β, steps, l2), γ_eff, λ, drift ratios, diagnostics
+//   selection.csv       every validation score behind the choices
+//   learning_curve.csv  validation and test accuracy at each checkpoint of the chosen run
+//   norms.csv           |ω| histograms
+//   diagnostics.csv     alignment and pairwise distances through the chosen run
+//   summary.csv, summary.md, accuracy_vs_n.png, diagnostics.png (see kernel_report.hpp)
 std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
                                               const KernelStudyOptions& options);
 

@@ -69,6 +69,7 @@ ParameterSet run_parameters(const RunConfig& c) {
     p.set("grid.cells", cells);
     p.set("grid.cfl", c.grid->cfl);
     p.set("grid.step", c.grid->step);
+    p.set("grid.scheme", c.grid->scheme);
     if (c.grid->lower.size() > 0) {
       p.set("grid.lower", as_list(c.grid->lower));
       p.set("grid.upper", as_list(c.grid->upper));

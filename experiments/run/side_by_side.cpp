@@ -132,8 +132,8 @@ std::string SideBySideRun::info() const {
   std::ostringstream o;
   o << "grid_cells = " << grid().cells().transpose()
     << "\ngrid_lower = " << grid().lower().transpose()
-    << "\ngrid_upper = " << grid().upper().transpose() << "\nmmd_bandwidth = " << bandwidth_
-    << '\n';
+    << "\ngrid_upper = " << grid().upper().transpose() << "\ngrid_scheme = " << config_.grid->scheme
+    << "\nmmd_bandwidth = " << bandwidth_ << '\n';
   return o.str();
 }
 

@@ -2,6 +2,8 @@
 // a malformed data row, d_model not divisible by heads, a checkpoint of another model size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,7 +19,8 @@ using testing::write_file;
 
 std::string small_config(const std::filesystem::path& out, const std::string& attention,
                          int d_model = 16, int warmup_epochs = 0,
-                         const std::string& extra_data = "") {
+                         const std::string& extra_data = "",
+                         const std::string& extra_phase_a = "") {
   std::ostringstream c;
   c << "[data]\ndataset = \"sst2\"\nmax_length = 24\ntrain_limit = 256\neval_limit = 64\n"
     << extra_data << "[model]\nd_model = " << d_model
@@ -25,7 +28,7 @@ std::string small_config(const std::filesystem::path& out, const std::string& at
     << "attention = \"" << attention << "\"\n"
     << "[training]\nepochs = 1\nbatch_size = 32\nwarmup_steps = 2\n"
     << "[phase_a]\nwarmup_epochs = " << warmup_epochs << "\nsequences = 64\n"
-    << "[phase_a.dynamics]\nsteps = 5\n"
+    << extra_phase_a << "[phase_a.dynamics]\nsteps = 5\n"
     << "[output]\ndirectory = \"" << out.string() << "\"\n";
   return c.str();
 }
@@ -124,6 +127,53 @@ TEST(TrainCommand, ExperimentWritesComparisonTableAndChart) {
   EXPECT_TRUE(std::filesystem::exists(dir / "e" / "comparison.png"));
   EXPECT_TRUE(
       std::filesystem::exists(dir / "e" / "sst2" / "vanilla-favor" / "seed_2" / "model.h5"));
+}
+
+TEST(TrainCommand, PairedProtocolWritesThePairedTables) {
+  const auto dir = fresh_directory("train_paired");
+  write_file(dir / "paired.toml",
+             small_config(dir / "p", "kernel-favor", 16, 1, "",
+                          "align_on = \"queries_and_keys\"\nnormalised = true\n"
+                          "tolerance = 0.01\nrepulsion_fraction = 0.2\n") +
+                 "[phase_a.interaction]\nkernel = \"mollified\"\ns = 7.0\nepsilon = 0.5\n"
+                 "[experiment]\nprotocol = \"paired\"\nvariants = [\"kernel-favor\", "
+                 "\"uniform\"]\nseeds = [1, 2]\nbootstrap_samples = 200\n");
+  const auto r = run_cpm("train " + (dir / "paired.toml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  const std::string table = read(dir / "p" / "paired.md");
+  EXPECT_NE(table.find("| kernel-favor − vanilla-favor | 2 | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| vanilla-favor − uniform | 2 | "), std::string::npos) << table;
+  EXPECT_NE(table.find("| uniform | "), std::string::npos) << table;
+  EXPECT_NE(table.find("linear-fit residual"), std::string::npos) << table;
+  for (const char* f :
+       {"paired_runs.csv", "phase_a_runs.csv", "sst2/seed_2/favor/kernel/phase_a.csv",
+        "sst2/seed_1/favor/vanilla/predictions.csv", "sst2/seed_1/uniform/metrics.csv"})
+    EXPECT_TRUE(std::filesystem::exists(dir / "p" / f)) << f;
+  EXPECT_FALSE(std::filesystem::exists(dir / "p" / "sst2/seed_1/favor/checkpoint.h5"));
+}
+
+TEST(TrainCommand, BadPairedProtocolKeysStopWithExitCodeTwoAndOneLine) {
+  const auto dir = fresh_directory("train_paired_bad");
+  // (keys in [phase_a], text after the configuration, the expected line)
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"align_on = \"values\"\n", "", "phase_a.align_on: unknown value 'values'"},
+      {"tolerance = 2.0\n", "", "phase_a.tolerance: must lie in [0, 1)"},
+      {"repulsion_fraction = -0.5\n", "",
+       "phase_a.repulsion_fraction: must be a finite number ≥ 0"},
+      {"", "[experiment]\nprotocol = \"paired\"\nvariants = [\"vanilla-favor\"]\n",
+       "experiment.variants: 'vanilla-favor' is the paired arm of kernel-favor"},
+  };
+  int k = 0;
+  for (const auto& [phase_a, extra, expected] : cases) {
+    const auto file = dir / ("bad" + std::to_string(k++) + ".toml");
+    write_file(file, small_config(dir / "out", "kernel-favor", 16, 0, "", phase_a) + extra);
+    const auto r = run_cpm("train " + file.string());
+    EXPECT_EQ(r.exit_code, 2) << extra;
+    EXPECT_NE(r.standard_error.find(expected), std::string::npos) << r.standard_error;
+    EXPECT_EQ(std::count(r.standard_error.begin(), r.standard_error.end(), '\n'), 1)
+        << r.standard_error;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 }
 
 }  // namespace

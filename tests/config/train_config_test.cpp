@@ -72,5 +72,62 @@ TEST(TrainConfig, ExperimentSectionListsVariantsSeedsAndDatasets) {
   EXPECT_EQ(c.experiment.datasets.size(), 2u);
 }
 
+TEST(TrainConfig, PairedProtocolAndThePhaseAOptionsOfTheFairComparison) {
+  const TrainConfig d = parse_train_config("", "empty.toml");
+  EXPECT_FALSE(d.phase_a.queries_and_keys);
+  EXPECT_FALSE(d.phase_a.normalised);
+  EXPECT_EQ(d.phase_a.tolerance, 0.0);
+  EXPECT_FALSE(d.phase_a.repulsion_fraction.has_value());
+  EXPECT_EQ(d.experiment.protocol, "independent");
+  const TrainConfig c = parse_train_config(
+      "[phase_a]\nalign_on = \"queries_and_keys\"\nnormalised = true\ntolerance = 1e-3\n"
+      "check_every = 5\nrepulsion_fraction = 0.25\n"
+      "[phase_a.interaction]\nkernel = \"mollified\"\ns = 15.0\nepsilon = 0.5\n"
+      "[phase_a.dynamics]\nbeta = 1000.0\n"
+      "[experiment]\nprotocol = \"paired\"\nvariants = [\"kernel-favor\", \"softmax\", "
+      "\"uniform\"]\nbootstrap_samples = 500\n",
+      "x.toml");
+  EXPECT_TRUE(c.phase_a.queries_and_keys);
+  EXPECT_TRUE(c.phase_a.normalised);
+  EXPECT_EQ(c.phase_a.tolerance, 1e-3);
+  EXPECT_EQ(c.phase_a.check_every, 5);
+  EXPECT_EQ(*c.phase_a.repulsion_fraction, 0.25);
+  EXPECT_EQ(c.phase_a.dynamics.beta, 1000.0);
+  EXPECT_TRUE(c.is_paired());
+  EXPECT_EQ(c.experiment.bootstrap_samples, 500);
+  EXPECT_EQ(parse_attention_variant("uniform").name(), "uniform");
+}
+
+TEST(TrainConfig, BadValuesOfTheNewKeysGiveOneLineNamingTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[phase_a]\nalign_on = \"values\"\n", "test.toml: phase_a.align_on: "},
+      {"[phase_a]\nnormalised = 1\n", "test.toml: phase_a.normalised: "},
+      {"[phase_a]\ntolerance = -0.1\n", "test.toml: phase_a.tolerance: must lie in [0, 1)"},
+      {"[phase_a]\ncheck_every = 0\n", "test.toml: phase_a.check_every: must be at least 1"},
+      {"[phase_a]\nrepulsion_fraction = -1.0\n",
+       "test.toml: phase_a.repulsion_fraction: must be a finite number ≥ 0"},
+      {"[phase_a]\nrepulsion_fraction = 0.1\n[phase_a.interaction]\nlambda = 0.5\n",
+       "test.toml: phase_a.repulsion_fraction: sets λ from the drifts; give it or "
+       "interaction.lambda, not both"},
+      {"[phase_a]\nrepulsion_fraction = 0.1\n[phase_a.interaction]\nkernel = \"none\"\n",
+       "test.toml: phase_a.repulsion_fraction: needs a repulsive interaction kernel"},
+      {"[experiment]\nprotocol = \"crossed\"\nvariants = [\"kernel-favor\"]\n",
+       "test.toml: experiment.protocol: "},
+      {"[experiment]\nprotocol = \"paired\"\nvariants = [\"kernel-favor\", "
+       "\"vanilla-favor\"]\n",
+       "test.toml: experiment.variants: 'vanilla-favor' is the paired arm of kernel-favor"},
+      {"[experiment]\nprotocol = \"paired\"\nvariants = [\"softmax\"]\n",
+       "test.toml: experiment.variants: the paired protocol needs at least one kernel-<map>"},
+      {"[experiment]\nbootstrap_samples = 0\n",
+       "test.toml: experiment.bootstrap_samples: must be at least 1"},
+      {"[experiment]\nkeep_checkpoints = \"yes\"\n", "test.toml: experiment.keep_checkpoints: "},
+  };
+  for (const auto& [toml, expected] : cases) {
+    const std::string e = error_of(toml);
+    EXPECT_EQ(e.rfind(expected, 0), 0u) << toml << " gave: " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
 }  // namespace
 }  // namespace cpm

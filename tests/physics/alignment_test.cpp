@@ -96,6 +96,80 @@ TEST(Alignment, PotentialValueIsMinusGammaAlignmentAndGradientEqualsFiniteDiffer
   }
 }
 
+// Every objective (one-body alignment, normalised, squared loss), with and without the prior
+// anchor, for every map including the cos/sin pairs: Σ_k V(ω_k) = −γ N J(Ω) + Σ_k c|ω_k|²/2,
+// and the gradient equals central differences of that total in double precision.
+TEST(Alignment, EveryObjectiveWithAndWithoutAnchorHasTheGradientOfItsTotal) {
+  auto x = std::make_shared<const Eigen::MatrixXd>(random_matrix(25, 3, 0.7, 8));
+  const Eigen::MatrixXd w = random_matrix(6, 3, 0.8, 9);
+  std::vector<std::string> names = kernel_feature_map_names();
+  for (const auto& objective_name : alignment_objective_names()) {
+    const AlignmentObjective objective = alignment_objective_kind(objective_name);
+    for (const auto& name : names) {
+      for (double anchor : {0.0, 0.7}) {
+        const FeatureMap map = FeatureMap::by_name(name, 6, 10);
+        for (int classes : {2, 3}) {
+          const Eigen::MatrixXd t = alignment_targets(random_labels(25, classes, 11), classes);
+          AlignmentPotential v(x, t, map, {1.5, true, 0, 1, objective, 0.8, anchor});
+          Eigen::VectorXd value;
+          Eigen::MatrixXd gradient;
+          v.evaluate(w, value, &gradient);
+          Eigen::MatrixXd tt = t;
+          centre_targets(tt);
+          const double j = alignment_objective(map, *x, tt, w, objective, 0.8);
+          const double expected = -1.5 * 6 * j + 0.5 * anchor * w.squaredNorm();
+          EXPECT_NEAR(value.sum(), expected, 1e-12 * (1.0 + std::abs(expected)))
+              << objective_name << " " << name;
+          auto total = [&](const Eigen::MatrixXd& ww) {
+            Eigen::VectorXd vv;
+            v.evaluate(ww, vv, nullptr);
+            return vv.sum();
+          };
+          const double h = 1e-6;
+          for (Eigen::Index k = 0; k < 6; ++k)
+            for (Eigen::Index a = 0; a < 3; ++a) {
+              Eigen::MatrixXd wp = w, wm = w;
+              wp(k, a) += h;
+              wm(k, a) -= h;
+              const double fd = (total(wp) - total(wm)) / (2 * h);
+              EXPECT_NEAR(gradient(k, a), fd, 1e-7 * (1.0 + std::abs(fd)))
+                  << objective_name << " " << name << " anchor " << anchor << " classes "
+                  << classes;
+            }
+        }
+      }
+    }
+  }
+}
+
+// The objectives by their definitions on the n × n kernel matrix: the normalised alignment is
+// ⟨K, TTᵀ⟩/(‖K‖‖TTᵀ‖), bilinear in K and TTᵀ over their norms, so unchanged when either is
+// scaled (checked by scaling the targets); the squared loss is
+// (1/n²) Σ_ij (α (TTᵀ)_ij − K_ij)² = α²τ² − 2αJ.
+TEST(Alignment, NormalisedAndSquaredLossObjectivesMatchTheirKernelMatrixDefinitions) {
+  const Eigen::MatrixXd x = random_matrix(20, 2, 0.9, 30), w = random_matrix(7, 2, 1.0, 31);
+  const Eigen::MatrixXd t = alignment_targets(random_labels(20, 2, 32), 2);
+  for (const auto& name : kernel_feature_map_names()) {
+    const FeatureMap map = FeatureMap::by_name(name, 7, 33);
+    const Eigen::MatrixXd k = empirical_kernel(map, x, x, w), tt = t * t.transpose();
+    const double normalised = (k.cwiseProduct(tt)).sum() / (k.norm() * tt.norm());
+    EXPECT_NEAR(alignment_objective(map, x, t, w, AlignmentObjective::normalised), normalised,
+                1e-12)
+        << name;
+    EXPECT_NEAR(alignment_objective(map, x, 3.0 * t, w, AlignmentObjective::normalised), normalised,
+                1e-12);
+    const double alpha = 0.6, n2 = 400.0;
+    const double loss = (alpha * tt - k).squaredNorm() / n2;
+    const double tau = (t.transpose() * t).norm() / 20.0;
+    EXPECT_NEAR(loss,
+                alpha * alpha * tau * tau -
+                    2.0 * alpha *
+                        alignment_objective(map, x, t, w, AlignmentObjective::squared_loss, alpha),
+                1e-12)
+        << name;
+  }
+}
+
 // A mini-batch potential is the full-data potential of its batch's rows (targets centred over
 // the batch); over one epoch the batches partition the data.
 TEST(Alignment, MiniBatchPotentialIsThePotentialOfItsRowsAndAnEpochPartitionsTheData) {

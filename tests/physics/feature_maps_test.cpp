@@ -177,6 +177,78 @@ TEST(FeatureMaps, RandomFeatureKernelsAreUnbiasedForTheirTargetKernels) {
   }
 }
 
+// The cos/sin pairs: the pointwise gradient of each component against central differences; the
+// batched map (Φ = [cos Z, sin Z]) against the pointwise values; its backward pass (dΩ and dX)
+// against central differences of L = Σ G ⊙ Φ.
+TEST(FeatureMaps, RffPairsForwardAndBackwardEqualPointwiseValuesAndFiniteDifferences) {
+  const RffPairFeature pair;
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    const Eigen::VectorXd x = random_matrix(4, 1, 0.7, seed),
+                          w = random_matrix(4, 1, 0.9, seed + 9);
+    const Eigen::MatrixXd g = pair.gradient(x, w);
+    for (int c = 0; c < 2; ++c)
+      for (Eigen::Index a = 0; a < 4; ++a) {
+        const double fd =
+            central_difference([&](const Eigen::VectorXd& v) { return pair.value(x, v)[c]; }, w, a);
+        EXPECT_NEAR(g(c, a), fd, 1e-8 * (1.0 + std::abs(fd)));
+      }
+  }
+  const Eigen::MatrixXd x = random_matrix(7, 3, 0.6, 4), w = random_matrix(5, 3, 0.7, 5);
+  const FeatureMap map = FeatureMap::by_name("rff-pairs", 5, 1);
+  ASSERT_TRUE(map.pairs());
+  EXPECT_EQ(map.describe(), "rff-pairs");
+  const Eigen::MatrixXd phi = map.features(x, w);
+  ASSERT_EQ(phi.cols(), 10);
+  for (Eigen::Index i = 0; i < 7; ++i)
+    for (Eigen::Index k = 0; k < 5; ++k) {
+      const Eigen::Vector2d v = pair.value(x.row(i).transpose(), w.row(k).transpose());
+      EXPECT_NEAR(phi(i, k), v[0], 1e-14);
+      EXPECT_NEAR(phi(i, 5 + k), v[1], 1e-14);
+    }
+  const Eigen::MatrixXd g = random_matrix(7, 10, 1.0, 6);
+  auto loss = [&](const Eigen::MatrixXd& xx, const Eigen::MatrixXd& ww) {
+    return map.features(xx, ww).cwiseProduct(g).sum();
+  };
+  Eigen::MatrixXd z, f, work, dw, dx;
+  map.forward(x, w, z, f);
+  map.backward(x, w, z, f, g, work, dw, &dx);
+  const double h = 1e-6;
+  for (Eigen::Index k = 0; k < w.rows(); ++k)
+    for (Eigen::Index a = 0; a < w.cols(); ++a) {
+      Eigen::MatrixXd wp = w, wm = w;
+      wp(k, a) += h;
+      wm(k, a) -= h;
+      const double fd = (loss(x, wp) - loss(x, wm)) / (2 * h);
+      EXPECT_NEAR(dw(k, a), fd, 1e-7 * (1.0 + std::abs(fd)));
+    }
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index a = 0; a < x.cols(); ++a) {
+      Eigen::MatrixXd xp = x, xm = x;
+      xp(i, a) += h;
+      xm(i, a) -= h;
+      const double fd = (loss(xp, w) - loss(xm, w)) / (2 * h);
+      EXPECT_NEAR(dx(i, a), fd, 1e-7 * (1.0 + std::abs(fd)));
+    }
+}
+
+// (1/N) Σ_k [cos cos + sin sin] = (1/N) Σ_k cos(ω_kᵀ(x − y)): shift-invariant, and for
+// ω ~ N(0, I) an unbiased estimate of exp(−|x − y|²/2), like rff.
+TEST(FeatureMaps, RffPairsKernelIsShiftInvariantAndUnbiasedForTheGaussianKernel) {
+  const Eigen::Index n = 200000;
+  const Eigen::MatrixXd w = random_matrix(n, 2, 1.0, 21);
+  Eigen::MatrixXd x(2, 2);
+  x << 0.3, -0.2, -0.1, 0.4;
+  const FeatureMap map = FeatureMap::rff_pairs();
+  const Eigen::MatrixXd phi = map.features(x, w);
+  const double estimate = phi.row(0).dot(phi.row(1)) / static_cast<double>(n);
+  EXPECT_NEAR(estimate, std::exp(-0.5 * (x.row(0) - x.row(1)).squaredNorm()), 0.01);
+  const Eigen::MatrixXd few = random_matrix(7, 2, 1.0, 3);
+  Eigen::MatrixXd shifted = x;
+  shifted.rowwise() += Eigen::RowVector2d(0.7, -1.3);
+  const Eigen::MatrixXd a = map.features(x, few), b = map.features(shifted, few);
+  EXPECT_NEAR(a.row(0).dot(a.row(1)), b.row(0).dot(b.row(1)), 1e-13);
+}
+
 TEST(FeatureMaps, NamesRoundTripAndUnknownNameIsRejected) {
   for (const auto& name : feature_map_names())
     EXPECT_EQ(feature_map_name(feature_map_kind(name)), name);

@@ -1,6 +1,8 @@
-// The McKean–Vlasov grid solver: the structure it must keep at every step (mass, positivity,
-// free-energy decay) and the exact solutions of docs/exact_solutions.md, with the observed order of
-// convergence under grid refinement printed.
+// The McKean–Vlasov grid solver, with both fluxes (first order, and the limited second-order one of
+// docs/numerics.md §3.3): the structure it must keep at every step (mass, positivity, free-energy
+// decay) and the exact solutions of docs/exact_solutions.md, with the observed order of
+// convergence under grid refinement printed. tests/solvers/mckean_vlasov_second_order_test.cpp
+// holds what concerns the second-order flux alone.
 #include "solvers/mckean_vlasov.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +15,12 @@
 #include "solvers/grid_density.hpp"
 
 namespace cpm {
+
+// Test names and failure messages print the scheme rather than its bytes.
+void PrintTo(Reconstruction scheme, std::ostream* out) {
+  *out << (scheme == Reconstruction::first_order ? "first_order" : "limited_linear");
+}
+
 namespace {
 
 using Kernel = InteractionKernel;
@@ -24,14 +32,41 @@ double gaussian(const Eigen::VectorXd& x, const Eigen::VectorXd& mean, double st
          std::pow(2 * M_PI * std * std, 0.5 * d);
 }
 
+McKeanVlasovParameters parameters(double lambda, double beta, Reconstruction scheme,
+                                  double fixed_step = 0.0) {
+  McKeanVlasovParameters p;
+  p.lambda = lambda;
+  p.beta = beta;
+  p.fixed_step = fixed_step;
+  p.reconstruction = scheme;
+  return p;
+}
+
 McKeanVlasovSolver make_solver(const Grid& grid, double a, const Kernel& kernel, double lambda,
-                               double beta, const Density& initial) {
+                               double beta, const Density& initial, Reconstruction scheme) {
   std::vector<double> rho = cell_averages(grid, initial);
   const double mass = density_mass(grid, rho);
   for (double& r : rho) r /= mass;
-  return McKeanVlasovSolver(grid, QuadraticPotential(a), kernel,
-                            McKeanVlasovParameters{lambda, beta, 0.5, 0.0}, std::move(rho));
+  return McKeanVlasovSolver(grid, QuadraticPotential(a), kernel, parameters(lambda, beta, scheme),
+                            std::move(rho));
 }
+
+// Every test runs with both fluxes; the scheme is the test's parameter.
+class McKeanVlasov : public ::testing::TestWithParam<Reconstruction> {
+ protected:
+  Reconstruction scheme() const { return GetParam(); }
+  std::string label(const std::string& name) const {
+    return name + (scheme() == Reconstruction::first_order ? " [first order]" : " [second order]");
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Schemes, McKeanVlasov,
+                         ::testing::Values(Reconstruction::first_order,
+                                           Reconstruction::limited_linear),
+                         [](const ::testing::TestParamInfo<Reconstruction>& info) {
+                           return info.param == Reconstruction::first_order ? "FirstOrder"
+                                                                            : "SecondOrder";
+                         });
 
 Grid ball_grid(int d, double radius, int cells) {
   return Grid::over_domain(Domain::ball(Eigen::VectorXd::Zero(d), radius),
@@ -51,7 +86,7 @@ struct StructureCase {
   int steps;
 };
 
-TEST(McKeanVlasov, EveryStepConservesMassKeepsDensityNonNegativeAndLowersFreeEnergy) {
+TEST_P(McKeanVlasov, EveryStepConservesMassKeepsDensityNonNegativeAndLowersFreeEnergy) {
   const double inf = std::numeric_limits<double>::infinity();
   const StructureCase cases[] = {
       {"1D log gas, no noise, ball", ball_grid(1, 3.0, 200), Kernel::log(), inf, 400},
@@ -68,29 +103,30 @@ TEST(McKeanVlasov, EveryStepConservesMassKeepsDensityNonNegativeAndLowersFreeEne
   for (const StructureCase& c : cases) {
     const int d = c.grid.dim();
     Eigen::VectorXd centre = Eigen::VectorXd::Constant(d, 0.3);
-    McKeanVlasovSolver solver =
-        make_solver(c.grid, 1.0, c.kernel, 1.0, c.beta,
-                    [&](const Eigen::VectorXd& x) { return gaussian(x, centre, 0.5); });
+    McKeanVlasovSolver solver = make_solver(
+        c.grid, 1.0, c.kernel, 1.0, c.beta,
+        [&](const Eigen::VectorXd& x) { return gaussian(x, centre, 0.5); }, scheme());
     const double mass0 = solver.mass();
     double energy = solver.energy().free_energy(), largest_drift = 0.0;
     for (int n = 0; n < c.steps; ++n) {
       solver.step();
       largest_drift = std::max(largest_drift, std::abs(solver.mass() - mass0) / mass0);
       const double minimum = *std::min_element(solver.density().begin(), solver.density().end());
-      ASSERT_GE(minimum, 0.0) << c.name << " step " << n;
+      ASSERT_GE(minimum, 0.0) << label(c.name) << " step " << n;
       const double next = solver.energy().free_energy();
-      ASSERT_LE(next, energy + 1e-13 * std::abs(energy)) << c.name << " step " << n;
+      ASSERT_LE(next, energy + 1e-13 * std::abs(energy)) << label(c.name) << " step " << n;
       energy = next;
     }
-    EXPECT_LT(largest_drift, 1e-12) << c.name;
+    EXPECT_LT(largest_drift, 1e-12) << label(c.name);
     EXPECT_GT(solver.time(), 0.0);
-    std::cout << c.name << ": " << c.steps << " steps to t=" << solver.time()
+    std::cout << label(c.name) << ": " << c.steps << " steps to t=" << solver.time()
               << ", relative mass drift " << largest_drift << ", F=" << energy << '\n';
   }
 }
 
-TEST(McKeanVlasov, DiscreteGibbsStateMakesEveryFluxVanish) {
-  // λ = 0: the Scharfetter–Gummel flux vanishes exactly on ρ ∝ e^{−βV}, also next to masked cells.
+TEST_P(McKeanVlasov, DiscreteGibbsStateMakesEveryFluxVanish) {
+  // λ = 0: on ρ ∝ e^{−βV} the Scharfetter–Gummel flux vanishes exactly, and ξ = V + β⁻¹ log ρ of
+  // the second-order flux is constant up to rounding; also next to masked cells.
   const Grid grid = ball_grid(2, 2.0, 40);
   const double beta = 3.0;
   const QuadraticPotential v(1.0);
@@ -100,7 +136,7 @@ TEST(McKeanVlasov, DiscreteGibbsStateMakesEveryFluxVanish) {
   std::vector<double> rho(grid.size(), 0.0);
   for (Eigen::Index c = 0; c < grid.size(); ++c)
     if (grid.active(c)) rho[c] = std::exp(-beta * values[c]);
-  McKeanVlasovSolver solver(grid, v, Kernel::none(), {0.0, beta, 0.5, 0.0}, rho);
+  McKeanVlasovSolver solver(grid, v, Kernel::none(), parameters(0.0, beta, scheme()), rho);
   std::vector<double> derivative(grid.size());
   solver.rhs(rho, derivative);
   double worst = 0.0;
@@ -110,19 +146,19 @@ TEST(McKeanVlasov, DiscreteGibbsStateMakesEveryFluxVanish) {
   EXPECT_LT(worst * solver.stable_step(), 1e-13 * largest);
 }
 
-TEST(McKeanVlasov, FixedStepAboveTheStabilityBoundIsRefused) {
+TEST_P(McKeanVlasov, FixedStepAboveTheStabilityBoundIsRefused) {
   const Grid grid = box_grid(1, 3.0, 100);
   std::vector<double> rho = cell_averages(
       grid, [](const Eigen::VectorXd& x) { return gaussian(x, Eigen::VectorXd::Zero(1), 0.5); });
   McKeanVlasovSolver probe(grid, QuadraticPotential(1.0), Kernel::quadratic(1.0),
-                           {1.0, 2.0, 0.5, 0.0}, rho);
+                           parameters(1.0, 2.0, scheme()), rho);
   const double bound = probe.stable_step();
   McKeanVlasovSolver fine(grid, QuadraticPotential(1.0), Kernel::quadratic(1.0),
-                          {1.0, 2.0, 0.5, 0.5 * bound}, rho);
+                          parameters(1.0, 2.0, scheme(), 0.5 * bound), rho);
   EXPECT_NO_THROW(fine.step());
   EXPECT_DOUBLE_EQ(fine.time(), 0.5 * bound);
   McKeanVlasovSolver coarse(grid, QuadraticPotential(1.0), Kernel::quadratic(1.0),
-                            {1.0, 2.0, 0.5, 1.5 * bound}, rho);
+                            parameters(1.0, 2.0, scheme(), 1.5 * bound), rho);
   EXPECT_THROW(coarse.step(), std::runtime_error);
 }
 
@@ -156,11 +192,12 @@ DensityErrors errors_against(const Grid& grid, const std::vector<double>& rho,
 
 // Relaxes from a Gaussian (std 0.6) to t_end on n cells over [−L, L] and compares with f.
 DensityErrors stationary_errors(int n, double half_width, const Kernel& kernel, double beta,
-                                double a, double t_end, const std::function<double(double)>& f) {
+                                double a, double t_end, const std::function<double(double)>& f,
+                                Reconstruction scheme) {
   const Grid grid = ball_grid(1, half_width, n);
-  McKeanVlasovSolver solver = make_solver(grid, a, kernel, 1.0, beta, [](const Eigen::VectorXd& x) {
-    return gaussian(x, Eigen::VectorXd::Zero(1), 0.6);
-  });
+  McKeanVlasovSolver solver = make_solver(
+      grid, a, kernel, 1.0, beta,
+      [](const Eigen::VectorXd& x) { return gaussian(x, Eigen::VectorXd::Zero(1), 0.6); }, scheme);
   solver.advance_to(t_end);
   return errors_against(grid, solver.density(), f);
 }
@@ -170,12 +207,12 @@ DensityErrors stationary_errors(int n, double half_width, const Kernel& kernel, 
 // jumps with the edge's position inside its cell and hides the order.
 void expect_stationary_convergence(const std::string& name, const Kernel& kernel, double radius,
                                    const std::function<double(double)>& f, double l1_order,
-                                   double w1_order) {
+                                   double w1_order, Reconstruction scheme) {
   const std::vector<int> cells = {50, 100, 200, 400};
   std::vector<double> l1, w1;
   for (int n : cells) {
-    const DensityErrors e = stationary_errors(n, 2.0 * radius, kernel,
-                                              std::numeric_limits<double>::infinity(), 1.0, 8.0, f);
+    const DensityErrors e = stationary_errors(
+        n, 2.0 * radius, kernel, std::numeric_limits<double>::infinity(), 1.0, 8.0, f, scheme);
     l1.push_back(e.l1);
     w1.push_back(e.w1);
   }
@@ -189,24 +226,24 @@ void expect_stationary_convergence(const std::string& name, const Kernel& kernel
   }
 }
 
-TEST(McKeanVlasov, LogGasRelaxesToTheSemicircle) {
+TEST_P(McKeanVlasov, LogGasRelaxesToTheSemicircle) {
   // docs/exact_solutions.md §1: W = −log|z|, V = x²/2, β = ∞ → (1/π)√(2 − x²) on |x| ≤ √2.
   expect_stationary_convergence(
-      "semicircle", Kernel::log(), std::sqrt(2.0),
-      [](double x) { return std::sqrt(std::max(0.0, 2.0 - x * x)) / M_PI; }, 1.5, 1.8);
+      label("semicircle"), Kernel::log(), std::sqrt(2.0),
+      [](double x) { return std::sqrt(std::max(0.0, 2.0 - x * x)) / M_PI; }, 1.5, 1.8, scheme());
 }
 
-TEST(McKeanVlasov, OneDimensionalRieszGasRelaxesToItsEquilibriumProfile) {
+TEST_P(McKeanVlasov, OneDimensionalRieszGasRelaxesToItsEquilibriumProfile) {
   // docs/exact_solutions.md §1, d = 1, s = 0.5, a = 1: ρ = c (R² − x²)_+^{3/4}, R = 1.399635, c =
   // 0.300105.
   const double radius = 1.399635, c = 0.300105;
   expect_stationary_convergence(
-      "1D Riesz s=0.5", Kernel::power(0.5), radius,
+      label("1D Riesz s=0.5"), Kernel::power(0.5), radius,
       [&](double x) { return c * std::pow(std::max(0.0, radius * radius - x * x), 0.75); }, 1.2,
-      1.5);
+      1.5, scheme());
 }
 
-TEST(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
+TEST_P(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
   // docs/exact_solutions.md §3: V = 0, W = κ|z|, ρ∞ = (βκ/4) sech²(βκx/2) about the centre of mass
   // (0 here, the initial law being symmetric).
   const double beta = 2.0, kappa = 1.0, k = beta * kappa / 2.0;
@@ -217,31 +254,35 @@ TEST(McKeanVlasov, AttractionWithNoiseRelaxesToTheSechSquaredLaw) {
     const Grid grid = box_grid(1, 8.0, n);
     McKeanVlasovSolver solver = make_solver(
         grid, 0.0, Kernel::absolute(kappa), 1.0, beta,
-        [](const Eigen::VectorXd& x) { return gaussian(x, Eigen::VectorXd::Zero(1), 0.9); });
+        [](const Eigen::VectorXd& x) { return gaussian(x, Eigen::VectorXd::Zero(1), 0.9); },
+        scheme());
     solver.advance_to(24.0);
     const DensityErrors e = errors_against(grid, solver.density(), f);
     l1.push_back(e.l1);
     w1.push_back(e.w1);
   }
-  EXPECT_GT(testing::report_orders("sech² law, L1 error of the stationary density", cells, l1),
-            1.8);
-  EXPECT_GT(testing::report_orders("sech² law, W1 error of the stationary density", cells, w1),
-            1.8);
+  EXPECT_GT(
+      testing::report_orders(label("sech² law, L1 error of the stationary density"), cells, l1),
+      1.8);
+  EXPECT_GT(
+      testing::report_orders(label("sech² law, W1 error of the stationary density"), cells, w1),
+      1.8);
   for (std::size_t i = 1; i < cells.size(); ++i) EXPECT_LT(l1[i], l1[i - 1]);
 }
 
 // docs/exact_solutions.md §2: V = a|x|²/2, W = κ|z|²/2: mean(t) = mean(0) e^{−at},
 // Cov(t) = Σ∞ + (Cov(0) − Σ∞) e^{−2(a+κ)t}, Σ∞ = I/(β(a+κ)). Returns the largest error of the
 // mean and covariance entries over the check times.
-double gaussian_case_error(int d, int cells, const std::vector<double>& times) {
+double gaussian_case_error(int d, int cells, const std::vector<double>& times,
+                           Reconstruction scheme) {
   const double a = 1.0, kappa = 0.5, beta = 4.0, std0 = 0.3;
   Eigen::VectorXd mean0(d);
   mean0[0] = 0.4;
   if (d == 2) mean0[1] = -0.25;
   const Grid grid = box_grid(d, 2.5, cells);
-  McKeanVlasovSolver solver =
-      make_solver(grid, a, Kernel::quadratic(kappa), 1.0, beta,
-                  [&](const Eigen::VectorXd& x) { return gaussian(x, mean0, std0); });
+  McKeanVlasovSolver solver = make_solver(
+      grid, a, Kernel::quadratic(kappa), 1.0, beta,
+      [&](const Eigen::VectorXd& x) { return gaussian(x, mean0, std0); }, scheme);
   const double sigma_inf = 1.0 / (beta * (a + kappa));
   double worst = 0.0;
   for (double t : times) {
@@ -258,23 +299,24 @@ double gaussian_case_error(int d, int cells, const std::vector<double>& times) {
   return worst;
 }
 
-TEST(McKeanVlasov, GaussianCaseWithNoiseFollowsTheExactMeanAndCovarianceIn1D) {
+TEST_P(McKeanVlasov, GaussianCaseWithNoiseFollowsTheExactMeanAndCovarianceIn1D) {
   const std::vector<int> cells = {50, 100, 200, 400};
   std::vector<double> errors;
-  for (int n : cells) errors.push_back(gaussian_case_error(1, n, {0.1, 0.25, 0.5, 1.0, 2.0}));
-  EXPECT_GT(
-      testing::report_orders("1D Gaussian case, mean and covariance through time", cells, errors),
-      1.8);
+  for (int n : cells)
+    errors.push_back(gaussian_case_error(1, n, {0.1, 0.25, 0.5, 1.0, 2.0}, scheme()));
+  EXPECT_GT(testing::report_orders(label("1D Gaussian case, mean and covariance through time"),
+                                   cells, errors),
+            1.8);
   EXPECT_LT(errors.back(), 1e-4);
 }
 
-TEST(McKeanVlasov, GaussianCaseWithNoiseFollowsTheExactMeanAndCovarianceIn2D) {
+TEST_P(McKeanVlasov, GaussianCaseWithNoiseFollowsTheExactMeanAndCovarianceIn2D) {
   const std::vector<int> cells = {16, 32, 64};
   std::vector<double> errors;
-  for (int n : cells) errors.push_back(gaussian_case_error(2, n, {0.1, 0.25, 0.5, 1.0}));
-  EXPECT_GT(
-      testing::report_orders("2D Gaussian case, mean and covariance through time", cells, errors),
-      1.8);
+  for (int n : cells) errors.push_back(gaussian_case_error(2, n, {0.1, 0.25, 0.5, 1.0}, scheme()));
+  EXPECT_GT(testing::report_orders(label("2D Gaussian case, mean and covariance through time"),
+                                   cells, errors),
+            1.8);
   EXPECT_LT(errors.back(), 2e-3);
 }
 

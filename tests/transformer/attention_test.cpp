@@ -8,6 +8,7 @@
 #include "transformer/linear_attention.hpp"
 #include "transformer/softmax_attention.hpp"
 #include "transformer/thread_index.hpp"
+#include "transformer/uniform_attention.hpp"
 
 namespace cpm {
 namespace {
@@ -234,6 +235,53 @@ void expect_padding_invariance(Run run, bool linear) {
 TEST(AttentionPadding, PaddingDoesNotChangeOutputsAtNonPaddingPositions) {
   expect_padding_invariance([](AttentionFixture& f) { f.linear_forward(); }, true);
   expect_padding_invariance([](AttentionFixture& f) { f.softmax_forward(); }, false);
+}
+
+// The uniform control: every position of every head receives the mean of the sequence's values
+// (padding excluded); it equals linear attention whose features are one constant (porf-softplus
+// with all particles at 0: φ ≡ log 2), and only the values receive a gradient.
+TEST(UniformAttention, EveryPositionReceivesTheMeanOfTheValues) {
+  for (bool tied : {false, true}) {
+    AttentionFixture f({2, 5, 2, 3, tied}, 4, {FeatureMapKind::porf_softplus, 0.0}, {5, 3}, 31);
+    const AttentionLayout& a = f.layout;
+    std::vector<double> out(f.out.size(), 0.0);
+    uniform_attention_forward(out.data(), f.qkv.data(), f.lengths.data(), a);
+    for (int b = 0; b < a.batch; ++b)
+      for (int h = 0; h < a.heads; ++h) {
+        const auto v = a.block(f.qkv.data(), b, h, a.v_offset());
+        const auto o = a.output(out.data(), b, h);
+        for (int r = 0; r < a.head_size; ++r) {
+          double mean = 0.0;
+          for (int j = 0; j < f.lengths[b]; ++j) mean += v(r, j);
+          mean /= f.lengths[b];
+          for (int i = 0; i < a.length; ++i) EXPECT_NEAR(o(r, i), mean, 1e-14);
+        }
+      }
+    std::fill(f.omega.begin(), f.omega.end(), 0.0);  // φ ≡ softplus(0) = log 2
+    f.linear_forward();
+    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(f.out[i], out[i], 1e-12) << i;
+  }
+}
+
+TEST(UniformAttention, BackwardMatchesFiniteDifferencesAndLeavesQueriesAndKeysAlone) {
+  for (bool tied : {false, true}) {
+    AttentionFixture f({2, 5, 2, 3, tied}, 1, {}, {5, 3}, 33);
+    const auto g = random_vector(f.out.size(), 34);
+    auto loss = [&] {
+      uniform_attention_forward(f.out.data(), f.qkv.data(), f.lengths.data(), f.layout);
+      return weighted_sum(f.out.data(), g);
+    };
+    loss();
+    std::vector<double> dqkv(f.qkv.size(), 0.0);
+    uniform_attention_backward(dqkv.data(), g.data(), f.lengths.data(), f.layout);
+    expect_gradient(f.qkv, dqkv, loss, tied ? "uniform dqkv tied" : "uniform dqkv");
+    const AttentionLayout& a = f.layout;
+    for (int b = 0; b < a.batch; ++b)
+      for (int h = 0; h < a.heads; ++h) {
+        EXPECT_EQ(a.block(dqkv.data(), b, h, 0).norm(), 0.0);
+        EXPECT_EQ(a.block(dqkv.data(), b, h, a.k_offset()).norm(), 0.0);
+      }
+  }
 }
 
 }  // namespace

@@ -78,11 +78,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{AttentionKind::linear, FeatureMapKind::favor, false, "favor"},
                       Case{AttentionKind::linear, FeatureMapKind::porf_softplus, false, "softplus"},
                       Case{AttentionKind::linear, FeatureMapKind::softmaxfeat, true,
-                           "softmaxfeat_tied"}),
+                           "softmaxfeat_tied"},
+                      Case{AttentionKind::uniform, FeatureMapKind::favor, false, "uniform"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ClassifierPadding, PaddingTokensAndPaddedLengthDoNotChangeTheLogits) {
-  for (AttentionKind kind : {AttentionKind::softmax, AttentionKind::linear}) {
+  for (AttentionKind kind :
+       {AttentionKind::softmax, AttentionKind::linear, AttentionKind::uniform}) {
     TransformerClassifier<double> model(tiny_shape(kind, FeatureMapKind::favor, false), 2, 6);
     model.initialise_parameters(8);
     fill_particles(model, 9);

@@ -66,10 +66,12 @@ TEST(KernelStudy, SmallStudyWritesResultsSummaryDiagnosticsAndPlot) {
   int rows = -1;
   while (std::getline(results, line)) ++rows;
   EXPECT_EQ(rows, 2 * 2 * 2 * 5);  // noise levels × seeds × N × methods
-  for (const char* name : {"summary.csv", "summary.md", "diagnostics.csv", "retained.csv"})
+  for (const char* name : {"summary.csv", "summary.md", "diagnostics.csv", "retained.csv",
+                           "selection.csv", "learning_curve.csv", "norms.csv"})
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   if (std::system("command -v gnuplot > /dev/null") == 0) {
     EXPECT_GT(fs::file_size(dir / "out" / "accuracy_vs_n.png"), 1000u);
+    EXPECT_GT(fs::file_size(dir / "out" / "diagnostics.png"), 1000u);
   }
   // A second run into the same folder is refused without --overwrite.
   const CommandResult again = run_kernel(dir, small_study(dir / "out"));
@@ -84,6 +86,18 @@ TEST(KernelStudy, UnknownFeatureMapIsAOneLineErrorWithExitCode2) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("features.map"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+TEST(KernelStudy, ImpossibleSelectionGridIsAOneLineErrorAndWritesNothing) {
+  const fs::path dir = scratch("grid");
+  const CommandResult r =
+      run_kernel(dir, "[selection]\ngamma = [1.0, -2.0]\n[output]\ndirectory = \"" +
+                          (dir / "out").string() + "\"\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("selection.gamma"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
   fs::remove_all(dir);
 }
 

@@ -198,6 +198,9 @@ TEST(SideBySide, BadGridInputsStopWithExitCodeTwoAndOneLine) {
   expect_rejected("step_above_cfl",
                   replaced(good, "cells = [40, 40]", "cells = [40, 40]\nstep = 1.0"),
                   "grid.step: 1 exceeds the stability bound");
+  expect_rejected("unknown_scheme",
+                  replaced(good, "cells = [40, 40]", "cells = [40, 40]\nscheme = \"third_order\""),
+                  "grid.scheme: unknown value 'third_order'");
 
   const std::filesystem::path dir = testing_support::fresh_path("density_files");
   std::filesystem::create_directories(dir);
@@ -212,6 +215,15 @@ TEST(SideBySide, BadGridInputsStopWithExitCodeTwoAndOneLine) {
                   "zero.txt: the density has zero mass");
   expect_rejected("wrong_count", density_config("short.txt", "1 2 3\n"),
                   "short.txt: holds 3 values for a grid of 4 cells");
+}
+
+TEST(SideBySide, GridSchemeChoosesTheFluxSecondOrderByDefault) {
+  SideBySideRun by_default(parse_run_config(gaussian_case(10), "gaussian case"));
+  EXPECT_EQ(by_default.grid_solver().parameters().reconstruction, Reconstruction::limited_linear);
+  SideBySideRun first(parse_run_config(
+      replaced(gaussian_case(10), "cells = [400]", "cells = [400]\nscheme = \"first_order\""),
+      "gaussian case"));
+  EXPECT_EQ(first.grid_solver().parameters().reconstruction, Reconstruction::first_order);
 }
 
 TEST(SideBySide, DensityFileStartsTheGridAndTheParticles) {

@@ -1,0 +1,197 @@
+#include "experiments/attention/paired_protocol.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "io/csv_table.hpp"
+#include "io/output_directory.hpp"
+#include "io/progress.hpp"
+#include "io/text_file.hpp"
+#include "transformer/classifier_checkpoint.hpp"
+#include "transformer/trainer.hpp"
+
+namespace cpm {
+
+namespace {
+
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    hash ^= p[i];
+    hash *= 0x100000001B3ULL;
+  }
+  return hash;
+}
+
+// Runs `epochs` epochs (orders first_epoch, first_epoch + 1, …) with a fresh trainer whose
+// schedule spans them, logging to `log_path`.
+Trainer& train_epochs(Trainer& trainer, const AttentionTask& task, int first_epoch, int epochs,
+                      const std::string& log_path, const std::string& label, bool progress) {
+  CsvTable log(log_path,
+               {"epoch", "step", "loss", "learning_rate", "gradient_norm", "tokens_per_second"});
+  Progress bar(label, std::max(1.0, static_cast<double>(epochs)), progress);
+  auto on_log = [&](const TrainingStep& s) {
+    log.add_row({double(s.epoch), double(s.step), s.loss, s.learning_rate, s.gradient_norm,
+                 s.tokens_per_second});
+  };
+  for (int e = 0; e < epochs; ++e) {
+    trainer.run_epoch(task.train, first_epoch + e, on_log);
+    std::ostringstream detail;
+    detail << "loss " << std::setprecision(4) << trainer.smoothed_loss();
+    bar.update(static_cast<double>(e + 1), detail.str());
+  }
+  bar.finish();
+  return trainer;
+}
+
+struct Checkpoint {
+  std::string path;
+  std::int64_t steps = 0;
+};
+
+// Stage 1: the configured variant from its initialisation for phase_a.warmup_epochs epochs.
+Checkpoint pretrain(const TrainConfig& config, const AttentionTask& task,
+                    const std::string& directory, bool progress) {
+  std::filesystem::create_directories(directory);
+  TransformerClassifier<float> model = make_attention_model(config, task);
+  const int epochs = config.phase_a.warmup_epochs;
+  Trainer trainer(model, trainer_settings(config.training),
+                  steps_per_epoch(task.train.size(), config.training.batch_size) * epochs);
+  train_epochs(trainer, task, 0, epochs, directory + "/pretrain_log.csv",
+               "pretrain " + config.model.variant.name(), progress);
+  Checkpoint c{directory + "/checkpoint.h5", trainer.steps()};
+  save_model_checkpoint(c.path, classifier_checkpoint(model, config.model.variant.name(),
+                                                      task.dataset, task.vocabulary));
+  return c;
+}
+
+// Stages 2 and 3: load the checkpoint, optionally run Phase A, train training.epochs epochs.
+ArmResult continue_arm(const TrainConfig& config, const AttentionTask& task,
+                       const Checkpoint& checkpoint, bool phase_a, const std::string& directory,
+                       bool progress) {
+  std::filesystem::create_directories(directory);
+  TransformerClassifier<float> model = make_attention_model(config, task);
+  load_weights(model, load_model_checkpoint(checkpoint.path), checkpoint.path);
+  ArmResult r;
+  r.arm = config.model.variant.name();
+  r.start_digest = model_digest(model);
+  r.pretrain_steps = checkpoint.steps;
+  const TrainingConfig& t = config.training;
+  if (phase_a) {
+    const auto start = std::chrono::steady_clock::now();
+    r.phase_a = run_phase_a(model, task.train, task.classes, config.phase_a, t.seed, t.batch_size,
+                            progress);
+    r.phase_a_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    write_phase_a_table(directory + "/phase_a.csv", r.phase_a);
+  }
+  Trainer trainer(model, trainer_settings(t),
+                  steps_per_epoch(task.train.size(), t.batch_size) * t.epochs);
+  train_epochs(trainer, task, config.phase_a.warmup_epochs, t.epochs,
+               directory + "/training_log.csv", r.arm, progress);
+  r.steps = trainer.steps();
+  r.train_seconds = trainer.seconds();
+  r.evaluation =
+      evaluate_conditions(model, task.evaluation, t.batch_size, config.evaluation.robustness,
+                          config.evaluation.perturbation_seed);
+  write_metrics(directory + "/metrics.csv", r.evaluation);
+  write_predictions(directory + "/predictions.csv", r.evaluation, task.evaluation.labels);
+  return r;
+}
+
+}  // namespace
+
+std::uint64_t model_digest(const TransformerClassifier<float>& model) {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  h = fnv1a(model.parameters().data(), model.parameters().size() * sizeof(float), h);
+  return fnv1a(model.particles().data(), model.particles().size() * sizeof(float), h);
+}
+
+PairedRun run_paired_map(const TrainConfig& config, const AttentionTask& task,
+                         const std::string& directory, bool progress) {
+  const AttentionVariant kernel = config.model.variant;
+  if (kernel.attention != AttentionKind::linear || !kernel.learned_particles)
+    throw std::invalid_argument("paired protocol: run_paired_map needs a kernel-<map> variant");
+  TrainConfig vanilla = config;
+  vanilla.model.variant.learned_particles = false;
+  const Checkpoint checkpoint = pretrain(vanilla, task, directory, progress);
+  PairedRun run;
+  run.vanilla = continue_arm(vanilla, task, checkpoint, false, directory + "/vanilla", progress);
+  run.kernel = continue_arm(config, task, checkpoint, true, directory + "/kernel", progress);
+  return run;
+}
+
+ArmResult run_control(const TrainConfig& config, const AttentionTask& task,
+                      const std::string& directory, bool progress) {
+  const Checkpoint checkpoint = pretrain(config, task, directory, progress);
+  return continue_arm(config, task, checkpoint, false, directory, progress);
+}
+
+void run_paired_experiment(const TrainConfig& config, const TrainOptions& options) {
+  const std::string root = config.output_directory;
+  const ExperimentConfig& e = config.experiment;
+  const std::vector<std::string> datasets =
+      e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
+  std::vector<DataConfig> data_configs;
+  std::vector<AttentionTask> tasks;  // every data set is read before anything is written
+  std::map<std::string, std::vector<int>> labels;
+  for (const auto& dataset : datasets) {
+    DataConfig data = config.data;
+    if (dataset != data.dataset) data.directory.clear();
+    data.dataset = dataset;
+    data_configs.push_back(data);
+    tasks.push_back(load_attention_task(data));
+    labels[dataset] = tasks.back().evaluation.labels;
+  }
+  std::vector<std::string> maps, controls;
+  for (const auto& v : e.variants) {
+    const AttentionVariant a = parse_attention_variant(v);
+    if (a.learned_particles)
+      maps.push_back(feature_map_name(a.map));
+    else
+      controls.push_back(v);
+  }
+  prepare_output_directory(root, options.overwrite);
+  std::vector<ArmRecord> records;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < datasets.size(); ++k) {
+    for (const auto seed : e.seeds) {
+      for (const auto& variant : e.variants) {
+        TrainConfig run = config;
+        run.data = data_configs[k];
+        run.model.variant = parse_attention_variant(variant);
+        run.training.seed = seed;
+        const bool kernel = run.model.variant.learned_particles;
+        const std::string name = kernel ? feature_map_name(run.model.variant.map) : variant;
+        const std::string dir =
+            root + "/" + datasets[k] + "/seed_" + std::to_string(seed) + "/" + name;
+        if (options.progress)
+          std::cerr << "== " << datasets[k] << " seed " << seed << " " << variant << '\n';
+        if (kernel) {
+          PairedRun p = run_paired_map(run, tasks[k], dir, options.progress);
+          records.push_back({datasets[k], seed, name, std::move(p.vanilla)});
+          records.push_back({datasets[k], seed, name, std::move(p.kernel)});
+        } else {
+          records.push_back(
+              {datasets[k], seed, "", run_control(run, tasks[k], dir, options.progress)});
+        }
+        if (!e.keep_checkpoints) std::filesystem::remove(dir + "/checkpoint.h5");
+      }
+      // Kept current as seeds finish.
+      write_paired_report(root, records, labels, datasets, maps, controls, config);
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << read_text_file(root + "/paired.md");
+  std::cout << "paired comparison in " << root << "/paired.md (" << std::fixed
+            << std::setprecision(0) << seconds << " s), every run in " << root
+            << "/paired_runs.csv, every Phase A head in " << root << "/phase_a_runs.csv\n";
+}
+
+}  // namespace cpm

@@ -1,0 +1,49 @@
+#pragma once
+// The alignment potential of Phase A on a weighted token set (docs/model.md §2), with an option
+// that physics/alignment.hpp does not have: features normalised per token,
+//   φ̃_k(x) = φ_k(x) / ((1/m) Σ_l φ_l(x)),
+// so that the scale of a token's feature vector, which linear attention's normalisation discards
+// for a query, does not count in the alignment. Then
+//   m_k = (1/n) Σ_a T_a φ̃_k(x_a),   A(Ω) = (1/m) Σ_k ‖m_k‖²,   V_k = −γ ‖m_k‖²,
+// and, because the normaliser couples the particles (as softmaxfeat's does), evaluate() returns in
+// row k the partial derivative ∂/∂ω_k of U = Σ_l V_l. With normalised = false this is
+// physics/alignment.hpp's AlignmentPotential without mini-batches (tested against it).
+// favor is evaluated with a per-token max-shift when normalised: the shift cancels in φ̃.
+#include <Eigen/Dense>
+#include <memory>
+#include <string>
+
+#include "physics/external_potential.hpp"
+#include "physics/feature_maps.hpp"
+
+namespace cpm {
+
+class TokenAlignmentPotential final : public ExternalPotential {
+ public:
+  // x (n, d) token vectors, targets (n, C) per-token targets (already weighted and centred).
+  TokenAlignmentPotential(std::shared_ptr<const Eigen::MatrixXd> x, Eigen::MatrixXd targets,
+                          FeatureMap map, double gamma, bool normalised);
+
+  void evaluate(const Eigen::MatrixXd& particles, Eigen::VectorXd& value,
+                Eigen::MatrixXd* gradient) const override;
+  std::string describe() const override;
+
+  // A(Ω) = (1/m) Σ_k ‖m_k‖² (independent of γ).
+  double alignment(const Eigen::MatrixXd& particles) const;
+  double gamma() const { return gamma_; }
+  void set_gamma(double gamma) { gamma_ = gamma; }
+
+ private:
+  // φ (or φ̃) into phi_, pre-activations into z_, per-token normalisers s_a into scale_.
+  void features(const Eigen::MatrixXd& particles) const;
+
+  std::shared_ptr<const Eigen::MatrixXd> x_;
+  Eigen::MatrixXd targets_;
+  FeatureMap map_;
+  double gamma_;
+  bool normalised_;
+  mutable Eigen::MatrixXd z_, phi_, normalised_phi_, moments_, d_phi_, work_;
+  mutable Eigen::VectorXd shift_, scale_;
+};
+
+}  // namespace cpm
