@@ -115,7 +115,7 @@ void write_grid(TomlDocument& doc, const RunConfig& c) {
                 toml_floats(as_list(c.domain.lower())) + " to " +
                 toml_floats(as_list(c.domain.upper())));
   }
-  doc.entry("cfl", toml_float(g.cfl));
+  doc.entry("cfl", toml_float(g.cfl)).entry("scheme", toml_string(g.scheme));
   if (g.step > 0.0)
     doc.entry("step", toml_float(g.step));
   else

@@ -135,7 +135,7 @@ TEST(CommandLine, ResolvedConfigurationRepeatsTheRunBitForBit) {
   for (const char* key :
        {"seed = 1", "kernel = \"log\"", "lambda = 1.0", "method = \"direct\"", "law = \"gaussian\"",
         "centre = [0.0]", "integrator = \"langevin\"", "step = 0.001", "cfl = 0.5",
-        "directions = 16", "[grid.initial]", "kind = \"law\""})
+        "scheme = \"second_order\"", "directions = 16", "[grid.initial]", "kind = \"law\""})
     EXPECT_NE(resolved.find(key), std::string::npos) << key << " in:\n" << resolved;
   const auto again = run_cpm("run " + (dir / "first" / "config.toml").string() + " --output " +
                              (dir / "second").string());
