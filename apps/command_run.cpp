@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "apps/commands.hpp"
+#include "config/run_config.hpp"
 #include "default_config.hpp"
 #include "experiments/run/particle_run.hpp"
 #include "experiments/run/side_by_side.hpp"
-#include "config/run_config.hpp"
 
 namespace cpm::app {
 
@@ -15,6 +15,7 @@ void add_run_command(CLI::App& app) {
   struct Options {
     std::string config;
     RunOptions run;
+    std::string output;
     bool print_default = false;
   };
   auto options = std::make_shared<Options>();
@@ -28,6 +29,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--restart", options->run.restart,
                   "continue from the last frame of an earlier run's run.h5 (same model; "
                   "dynamics.t_end and dynamics.outputs may differ), into a new output folder");
+  run->add_option("--output", options->output,
+                  "write into this folder instead of the configuration's output.directory");
   run->add_flag("--print-default", options->print_default,
                 "print the embedded default configuration");
   run->callback([options] {
@@ -35,9 +38,10 @@ void add_run_command(CLI::App& app) {
       std::cout << kDefaultRunConfig;
       return;
     }
-    const RunConfig config = options->config.empty()
-                                 ? parse_run_config(kDefaultRunConfig, "embedded default")
-                                 : load_run_config(options->config);
+    RunConfig config = options->config.empty()
+                           ? parse_run_config(kDefaultRunConfig, "embedded default")
+                           : load_run_config(options->config);
+    if (!options->output.empty()) config.output.directory = options->output;
     if (config.grid)
       run_side_by_side(config, options->run);
     else

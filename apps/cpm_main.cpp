@@ -1,29 +1,70 @@
 // The `cpm` command line. Exit codes: 0 success, 1 failure during a run, 2 bad input.
 #include <iostream>
+#include <new>
+#include <string>
 
 #include "apps/commands.hpp"
+#include "io/build_info.hpp"
 #include "io/input_error.hpp"
+
+namespace {
+
+// The sub-commands' names, "run, kernel, …".
+std::string command_names(CLI::App& app) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  return names;
+}
+
+// The first argument that is not an option names the sub-command (cpm's own options are flags).
+// An unknown name is reported as such, not as a missing sub-command.
+const char* unknown_command(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+      if (command->check_name(argv[i])) return nullptr;
+    return argv[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cpm: Coulomb particle model — mean-field particle dynamics"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", cpm::version_text(),
+                       "print the version, the build and the "
+                       "library versions, and exit");
   cpm::app::add_run_command(app);
   cpm::app::add_kernel_command(app);
   cpm::app::add_ldp_command(app);
   cpm::app::add_converge_command(app);
   cpm::app::add_train_commands(app);
+  if (const char* name = unknown_command(app, argc, argv)) {
+    std::cerr << "cpm: unknown command '" << name << "' (commands: " << command_names(app)
+              << "; cpm --help describes them)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what();
+    return 0;
   } catch (const CLI::ParseError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
   } catch (const cpm::InputError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "cpm: error: out of memory (reduce particles.n or the grid)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "cpm: error: " << e.what() << '\n';
     return 1;

@@ -233,8 +233,12 @@ std::vector<int> parse_ints(const std::string& spec) {
 
 }  // namespace
 
+const char* const kUsage =
+    "usage: pair_force_bench [--quick] [--reference-max-n N] [--plain-max-n N]\n"
+    "                        [--sizes \"2:2000,10000;3:10000\"] [--csv] [--no-mesh] [--mesh-only]\n"
+    "                        [--mesh-n N] [--mesh-near \"-1,2\"]\n";
+
 int main(int argc, char** argv) {
-  cpm::print_instruction_set();
   bool quick = false, csv = false, mesh = true, mesh_only = false;
   long reference_max_n = 100000, plain_max_n = 100000;
   std::string size_spec, near_spec = "-1," + std::to_string(cpm::default_near_cells(2));
@@ -258,7 +262,15 @@ int main(int argc, char** argv) {
       mesh_n = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--mesh-only"))
       mesh_only = true;
+    else {
+      const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+      if (!help)
+        std::fprintf(stderr, "pair_force_bench: unknown or incomplete argument %s\n", argv[i]);
+      std::fputs(kUsage, help ? stdout : stderr);
+      return help ? 0 : 2;
+    }
   }
+  cpm::print_instruction_set();
   if (mesh_only) {
     mesh_benchmark(mesh_n > 0 ? mesh_n : 1000000, 2000, parse_ints(near_spec));
     return 0;

@@ -202,10 +202,11 @@ DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsCo
     c.max_iterations = static_cast<int>(iterations);
   }
   c.step = t.number("step", c.step);
-  require(t, c.step > 0.0, "step", "must be positive");
+  require(t, c.step > 0.0 && std::isfinite(c.step), "step", "must be positive and finite");
   if (clock == DynamicsClock::time) {
     c.t_end = t.number("t_end", c.t_end);
-    require(t, c.t_end > 0.0, "t_end", "must be positive");
+    require(t, c.t_end > 0.0 && std::isfinite(c.t_end), "t_end",
+            "must be positive and finite (a run ends)");
     c.outputs = static_cast<int>(t.integer("outputs", c.outputs));
     require(t, c.outputs >= 1, "outputs", "must be at least 1");
   } else {

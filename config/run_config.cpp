@@ -1,6 +1,10 @@
 #include "config/run_config.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "config/toml_reader.hpp"
 #include "io/input_error.hpp"
@@ -8,6 +12,50 @@
 namespace cpm {
 
 namespace {
+
+constexpr int kMaxCellsPerAxis = 1 << 24;
+
+std::string format_count(double n) {
+  std::ostringstream o;
+  o << std::setprecision(15) << n;
+  return o.str();
+}
+
+// "1.5 GB": bytes in decimal units, two or three significant digits.
+std::string format_bytes(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 6) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  std::ostringstream o;
+  o << std::setprecision(bytes < 10 ? 2 : 3) << bytes << ' ' << units[u];
+  return o.str();
+}
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+// A run that cannot fit in this machine's memory stops at configuration, naming what it would
+// need, instead of failing to allocate after its output folder was made.
+void check_memory(TomlReader& particles, TomlReader& root, const RunConfig& c) {
+  const double available = physical_memory_bytes();
+  if (available <= 0.0) return;
+  const RunMemory need = estimated_run_memory(c);
+  const double total = need.particles + need.grid;
+  if (total <= available) return;
+  const std::string why = "needs at least " + format_bytes(total) + " of memory (" +
+                          format_bytes(need.particles) + " for the particles" +
+                          (c.grid ? ", " + format_bytes(need.grid) + " for the grid" : "") +
+                          "); this machine has " + format_bytes(available);
+  if (need.particles >= need.grid)
+    particles.fail("n", "a run of " + format_count(static_cast<double>(c.n)) + " particles " + why);
+  TomlReader grid = root.table("grid");
+  grid.fail("cells", "a grid of " + format_count(need.cells) + " cells " + why);
+}
 
 // "Grid too small for the domain": fewer than 4 cells on an axis, or a box that does not
 // cover D's bounding box.
@@ -21,7 +69,10 @@ GridConfig read_grid(TomlReader t, const Domain& domain) {
   g.cells.resize(dim);
   for (int a = 0; a < dim; ++a) {
     const double n = cells[cells.size() == 1 ? 0 : a];
-    require(t, n == std::floor(n) && n <= 1 << 24, "cells", "must be whole numbers");
+    require(t, n == std::floor(n), "cells", "must be whole numbers");
+    require(t, n <= kMaxCellsPerAxis, "cells",
+            format_count(n) + " cells along axis " + std::to_string(a) + " exceed the limit of " +
+                std::to_string(kMaxCellsPerAxis) + " per axis");
     require(t, n >= 4, "cells",
             "grid too small for the domain: " + std::to_string(static_cast<long>(n)) +
                 " cells along axis " + std::to_string(a) + " (at least 4 are needed)");
@@ -129,6 +180,7 @@ RunConfig parse_config(const std::string& text, const std::string& source,
 
   if (read_study) (*read_study)(root);
   root.finish();
+  if (!read_study) check_memory(particles, root, c);
   return c;
 }
 
@@ -141,6 +193,22 @@ RunConfig parse_run_config(const std::string& text, const std::string& source) {
 RunConfig parse_study_config(const std::string& text, const std::string& source,
                              const std::function<void(TomlReader&)>& read_study) {
   return parse_config(text, source, &read_study);
+}
+
+RunMemory estimated_run_memory(const RunConfig& c) {
+  RunMemory m;
+  const double d = c.domain.dim(), n = static_cast<double>(c.n);
+  // Positions, drift, the integrator's work arrays and the output frame's copies: at least
+  // eight d-vectors of doubles per particle.
+  m.particles = n * 8.0 * d * sizeof(double);
+  if (c.grid) {
+    m.cells = 1.0;
+    for (Eigen::Index a = 0; a < c.grid->cells.size(); ++a) m.cells *= c.grid->cells[a];
+    // The FFT convolution's zero-padded buffers (2^d cells each: input, output, spectrum,
+    // kernel spectrum) and the solver's density, stages, potential and fluxes.
+    m.grid = m.cells * (3.5 * std::pow(2.0, d) + 8.0) * sizeof(double);
+  }
+  return m;
 }
 
 RunConfig load_run_config(const std::string& path) {

@@ -60,4 +60,12 @@ RunConfig parse_study_config(const std::string& toml_text, const std::string& so
                              const std::function<void(TomlReader& root)>& read_study);
 RunConfig load_run_config(const std::string& path);
 
+// A lower bound on the memory a run holds at once, in bytes: parse_run_config refuses a run whose
+// bound exceeds the machine's physical memory (InputError naming particles.n or grid.cells).
+struct RunMemory {
+  double particles = 0.0, grid = 0.0;
+  double cells = 0.0;  // the grid's cells
+};
+RunMemory estimated_run_memory(const RunConfig& config);
+
 }  // namespace cpm

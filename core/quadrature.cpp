@@ -1,5 +1,6 @@
 #include "core/quadrature.hpp"
 
+#include <boost/math/quadrature/tanh_sinh.hpp>
 #include <cmath>
 #include <numbers>
 #include <queue>
@@ -59,10 +60,10 @@ Piece integrate_piece(const std::function<double(double)>& f, double a, double b
   return {a, b, halves, std::abs(halves - whole)};
 }
 
-}  // namespace
-
-double integrate_adaptive(const std::function<double(double)>& f, double a, double b,
-                          double relative_tolerance, double absolute_tolerance) {
+// Globally adaptive bisection: the piece with the largest error estimate is halved until the
+// sum of the estimates is below the tolerance.
+double integrate_by_bisection(const std::function<double(double)>& f, double a, double b,
+                              double relative_tolerance, double absolute_tolerance) {
   static const GaussLegendreRule rule = gauss_legendre(10);
   std::priority_queue<Piece> pieces;
   pieces.push(integrate_piece(f, a, b, rule));
@@ -86,6 +87,25 @@ double integrate_adaptive(const std::function<double(double)>& f, double a, doub
     pieces.pop();
   }
   return total;
+}
+
+}  // namespace
+
+double integrate_adaptive(const std::function<double(double)>& f, double a, double b,
+                          double relative_tolerance, double absolute_tolerance) {
+  if (a == b) return 0.0;
+  // Thread safe: the integrator extends its shared abscissa tables under a lock.
+  static boost::math::quadrature::tanh_sinh<double> tanh_sinh;
+  try {
+    double error = 0.0;
+    const double value = tanh_sinh.integrate(f, a, b, relative_tolerance, &error);
+    if (std::isfinite(value) &&
+        error <= std::max(absolute_tolerance, relative_tolerance * std::abs(value)))
+      return value;
+  } catch (const std::exception&) {
+    // A non-finite value of f at a node: the bisection below meets it or reports it.
+  }
+  return integrate_by_bisection(f, a, b, relative_tolerance, absolute_tolerance);
 }
 
 }  // namespace cpm

@@ -14,8 +14,11 @@ struct GaussLegendreRule {
 // on the Legendre polynomial, accurate to rounding.
 GaussLegendreRule gauss_legendre(int q);
 
-// ∫_a^b f by globally adaptive bisection with a 10-point rule, until the estimated error is below
-// max(absolute_tolerance, relative_tolerance · |integral|).
+// ∫_a^b f to an estimated error below max(absolute_tolerance, relative_tolerance · |integral|):
+// by Boost.Math's tanh–sinh quadrature (double-exponential; integrable singularities at a or b,
+// such as |z|^{-s} or log|z| at 0, cost it nothing), and where that does not reach the tolerance
+// (a kink or jump inside [a, b]) by globally adaptive bisection with a 10-point Gauss–Legendre
+// rule.
 double integrate_adaptive(const std::function<double(double)>& f, double a, double b,
                           double relative_tolerance = 1e-13, double absolute_tolerance = 1e-300);
 

@@ -24,6 +24,24 @@ static_assert(kGolden * kGoldenInverse == 1);
 constexpr std::uint64_t offset_code(std::uint64_t base, std::uint64_t offset) {
   return base + offset * kGoldenInverse;
 }
+
+// The Philox4x32-10 block function (Salmon, Moraes, Dror, Shaw, SC'11, "Parallel random numbers:
+// as easy as 1, 2, 3"; Random123's philox4x32_R with R = 10): the counter c mixed under the key
+// k by ten rounds of two 32 × 32 → 64-bit multiplications, the key bumped by the Weyl constants
+// between rounds. Tested against Random123's known-answer vectors
+// (tests/core/random_stream_test.cpp).
+inline std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> c,
+                                                  std::array<std::uint32_t, 2> k) {
+  for (int round = 0; round < 10; ++round) {
+    const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c[0];
+    const std::uint64_t p1 = std::uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<std::uint32_t>(p1),
+         static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k[1], static_cast<std::uint32_t>(p0)};
+    k[0] += 0x9E3779B9u;
+    k[1] += 0xBB67AE85u;
+  }
+  return c;
+}
 }  // namespace random_detail
 
 // One family of streams per use of a seed. Two uses can share a stream only if their codes
@@ -129,20 +147,11 @@ class RandomStream {
 
   void refill() {
     // Counter: (block, particle low, step low, step high); the particle high word goes in the key.
-    std::array<std::uint32_t, 4> c = {block_++, static_cast<std::uint32_t>(particle_),
-                                      static_cast<std::uint32_t>(step_),
-                                      static_cast<std::uint32_t>(step_ >> 32)};
-    std::uint32_t k0 = static_cast<std::uint32_t>(key_);
-    std::uint32_t k1 =
-        static_cast<std::uint32_t>(key_ >> 32) ^ static_cast<std::uint32_t>(particle_ >> 32);
-    for (int round = 0; round < 10; ++round) {
-      const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c[0];
-      const std::uint64_t p1 = std::uint64_t{0xCD9E8D57u} * c[2];
-      c = {static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<std::uint32_t>(p1),
-           static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<std::uint32_t>(p0)};
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
+    const std::array<std::uint32_t, 4> c = random_detail::philox4x32_10(
+        {block_++, static_cast<std::uint32_t>(particle_), static_cast<std::uint32_t>(step_),
+         static_cast<std::uint32_t>(step_ >> 32)},
+        {static_cast<std::uint32_t>(key_),
+         static_cast<std::uint32_t>(key_ >> 32) ^ static_cast<std::uint32_t>(particle_ >> 32)});
     const std::uint64_t a = (std::uint64_t{c[0]} << 32) | c[1];
     const std::uint64_t b = (std::uint64_t{c[2]} << 32) | c[3];
     constexpr double scale = 1.0 / 9007199254740992.0;  // 2^-53

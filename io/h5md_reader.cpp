@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -238,6 +238,8 @@ std::optional<CheckpointIndex> checkpoint_of(const RunFile& file, const Position
       if (d < 0) throw std::runtime_error("negative density_frame");
       index.density_frame = static_cast<hsize_t>(d);
     }
+    if (group.attrExists("fft_wisdom"))
+      index.state.fft_wisdom = hdf5::read_string_attribute(group, "fft_wisdom");
     if (group.nameExists("solver_state")) {
       const H5::Group solver = group.openGroup("solver_state");
       for (unsigned i = 0; i < static_cast<unsigned>(solver.getNumAttrs()); ++i) {
@@ -269,6 +271,11 @@ H5mdRun read_h5md(const std::string& path) {
     const H5::Group creator = h5md.openGroup("creator");
     run.header.creator = hdf5::read_string_attribute(creator, "name");
     run.header.creator_version = hdf5::read_string_attribute(creator, "version");
+    for (int i = 0; i < creator.getNumAttrs(); ++i) {
+      const std::string name = creator.openAttribute(static_cast<unsigned>(i)).getName();
+      if (name != "name" && name != "version")
+        run.header.creator_details[name] = hdf5::read_string_attribute(creator, name);
+    }
   });
   run.parameters = parameters_of(file);
   run.particle_group = particle_group_name(file);
@@ -348,6 +355,23 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.grid.reset();
   }
   return c;
+}
+
+std::string read_checkpoint_fft_wisdom(const std::string& path) {
+  hdf5::record_library_errors();
+  try {
+    if (!std::filesystem::is_regular_file(path)) return "";
+    const H5::H5File file(path, H5F_ACC_RDONLY);
+    if (!file.nameExists("checkpoint")) return "";
+    const H5::Group checkpoint = file.openGroup("checkpoint");
+    return checkpoint.attrExists("fft_wisdom")
+               ? hdf5::read_string_attribute(checkpoint, "fft_wisdom")
+               : std::string();
+  } catch (const std::exception&) {
+    return "";
+  } catch (const H5::Exception&) {
+    return "";
+  }
 }
 
 }  // namespace cpm

@@ -52,4 +52,8 @@ struct Checkpoint {
 };
 Checkpoint read_checkpoint(const std::string& path);
 
+// The FFTW wisdom saved with the checkpoint of `path`, or "" when there is none or the file
+// cannot be read (read_checkpoint reports what is wrong with it).
+std::string read_checkpoint_fft_wisdom(const std::string& path);
+
 }  // namespace cpm

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
+#include "io/input_error.hpp"
 
 namespace cpm {
 
@@ -45,6 +45,8 @@ H5mdWriter::H5mdWriter(const std::string& path, const H5mdHeader& header,
   const H5::Group creator = h5md.createGroup("creator");
   hdf5::write_attribute(creator, "name", header.creator);
   hdf5::write_attribute(creator, "version", header.creator_version);
+  for (const auto& [name, value] : header.creator_details)
+    hdf5::write_attribute(creator, name, value);
 
   const H5::Group particle_group =
       hdf5::require_group(root, std::string("particles/") + kH5mdParticleGroup);
@@ -186,6 +188,8 @@ void H5mdWriter::write_checkpoint(const RestartState& state) {
   if (density != fields_.end())
     hdf5::write_attribute(checkpoint, "density_frame",
                           static_cast<std::int64_t>(density->second.step.frames() - 1));
+  if (!state.fft_wisdom.empty())
+    hdf5::write_attribute(checkpoint, "fft_wisdom", state.fft_wisdom, true);
   const H5::Group solver_state = hdf5::require_group(checkpoint, "solver_state");
   for (int i = solver_state.getNumAttrs() - 1; i >= 0; --i) {
     const std::string stale = solver_state.openAttribute(static_cast<unsigned>(i)).getName();

@@ -1,10 +1,14 @@
 #pragma once
 // The numeric tables of a study in one HDF5 file, beside their CSV twins (convergence.h5,
-// ldp.h5): per table a group holding the dataset `table` [rows][columns] (chunked, checksummed)
-// and the attribute `columns` (the header); the study's parameters under `parameters`
-// (io/hdf5_parameters.hpp).
+// ldp.h5): per table a group holding the dataset `table`, one compound record per row with one
+// double field per column (chunked, checksummed), and the attribute `columns` (the header, in
+// order); the study's parameters under `parameters` (io/hdf5_parameters.hpp). Named fields make
+// a table a DataFrame in one line:
 //
-//     h5py.File("out/ldp.h5")["tails/table"][:, 5]      # the column named columns[5]
+//     pandas.DataFrame(h5py.File("out/ldp.h5")["tails/table"][()])
+//
+// Files of cpm 0.1 held `table` as a 2D array of doubles [rows][columns]; read_hdf5_table reads
+// both layouts.
 #include <string>
 #include <vector>
 

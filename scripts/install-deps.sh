@@ -11,9 +11,9 @@ packages=(
   libfftw3-dev libxsimd-dev
   libopenmpi-dev openmpi-bin
   libtomlplusplus-dev libcli11-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev librandom123-dev
   gnuplot-nox
-  python3 python3-numpy python3-h5py python3-mdanalysis python3-torch
+  python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch
   dataset-fashion-mnist zlib1g-dev
 )
 

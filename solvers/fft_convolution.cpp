@@ -48,6 +48,22 @@ void for_each_row(const Eigen::VectorXi& cells, const Eigen::VectorXi& padded, F
 
 }  // namespace
 
+std::string export_fft_wisdom() {
+  initialise_fftw_threads();
+  std::lock_guard<std::mutex> lock(planner_mutex());
+  char* text = fftw_export_wisdom_to_string();
+  if (!text) return "";
+  std::string wisdom(text);
+  fftw_free(text);
+  return wisdom;
+}
+
+bool import_fft_wisdom(const std::string& wisdom) {
+  initialise_fftw_threads();
+  std::lock_guard<std::mutex> lock(planner_mutex());
+  return fftw_import_wisdom_from_string(wisdom.c_str()) != 0;
+}
+
 FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel,
                                FftPlanning planning)
     : cells_(grid.cells()),

@@ -20,6 +20,7 @@
 // separate objects may be built, used and destroyed concurrently (FFTW's planner is serialised).
 #include <fftw3.h>
 #include <Eigen/Dense>
+#include <string>
 #include <vector>
 
 #include "core/grid.hpp"
@@ -73,6 +74,12 @@ class FftConvolution {
   double stiffness_repulsive_ = 0.0, stiffness_attractive_ = 0.0;  // with K̂ > 0 and K̂ < 0
   fftw_plan forward_ = nullptr, backward_ = nullptr;
 };
+
+// FFTW's wisdom: the plans FFTW_MEASURE chose in this process, as text, and its import. A run
+// saves it with every checkpoint and a restart imports it before planning, so a measured plan,
+// and with it the last bits of W∗ρ, is the one the interrupted run used (same thread count).
+std::string export_fft_wisdom();
+bool import_fft_wisdom(const std::string& wisdom);  // false if FFTW rejects the text
 
 // The same sum done directly in O(M²): the reference the FFT path is tested against.
 void direct_convolution(const CellIntegratedKernel& weights, const Eigen::VectorXi& cells,

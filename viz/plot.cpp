@@ -101,6 +101,8 @@ std::string style_of(const Curve& c) {
       return "lines lw 2 dt 2";
     case Curve::Style::dotted:
       return "lines lw 2 dt 3";
+    case Curve::Style::steps:
+      return "histeps lw 2";
   }
   return "lines";
 }

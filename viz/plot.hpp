@@ -13,7 +13,8 @@
 namespace cpm {
 
 struct Curve {
-  enum class Style { lines_points, points, line, dashed, dotted };
+  // steps: a histogram, x holding the bin centres of equal-width bins.
+  enum class Style { lines_points, points, line, dashed, dotted, steps };
   std::string title;  // the key entry; empty: none
   std::vector<double> x, y;
   std::vector<double> error;  // ± error bars on y; empty: none

@@ -2,6 +2,7 @@
 
 #include "core/initial_law.hpp"
 #include "core/observables.hpp"
+#include "experiments/run/run_output.hpp"
 
 namespace cpm {
 
@@ -50,6 +51,7 @@ void ParticleRun::draw_figures(const std::string& dir) const {
 }
 
 void run_particles(const RunConfig& config, const RunOptions& options) {
+  restore_fft_plans(options.restart);  // the mesh sum's FFT plans, as the run it continues
   ParticleRun run(config);
   run_loop(config, options, run);
 }

@@ -23,7 +23,12 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
   std::ofstream(dir + "run_info.txt")
       << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
       << "\ninteraction_method = " << run.forces().interaction().name() << '\n'
-      << run.info() << (options.restart.empty() ? "" : "restart = " + options.restart + "\n");
+      << run.info() << (options.restart.empty() ? "" : "restart = " + options.restart + "\n")
+      << provenance_lines();
+  std::ofstream(dir + "config.toml") << resolved_run_config(
+      config, options.restart.empty() ? ""
+                                      : "Continued from " + options.restart + ": add --restart " +
+                                            options.restart + ".");
 
   const std::vector<std::string> columns = run.columns();
   const std::vector<std::string> observables(columns.begin() + 1, columns.end());  // not time

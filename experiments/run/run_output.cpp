@@ -3,6 +3,9 @@
 #include <cmath>
 
 #include "experiments/model_builder.hpp"
+#include "io/build_info.hpp"
+#include "io/h5md_reader.hpp"
+#include "solvers/fft_convolution.hpp"
 
 namespace cpm {
 
@@ -85,6 +88,171 @@ ParameterSet run_parameters(const RunConfig& c) {
   return p;
 }
 
+namespace {
+
+const char* kernel_key(InteractionKernel::Kind kind) {
+  switch (kind) {
+    case InteractionKernel::Kind::power:
+      return "riesz";
+    case InteractionKernel::Kind::log:
+      return "log";
+    case InteractionKernel::Kind::linear:
+      return "linear";
+    case InteractionKernel::Kind::mollified:
+      return "mollified";
+    case InteractionKernel::Kind::quadratic:
+      return "quadratic";
+    case InteractionKernel::Kind::absolute:
+      return "absolute";
+    case InteractionKernel::Kind::none:
+      return "none";
+  }
+  return "none";
+}
+
+void write_grid(TomlDocument& doc, const RunConfig& c) {
+  const GridConfig& g = *c.grid;
+  std::vector<std::int64_t> cells(g.cells.data(), g.cells.data() + g.cells.size());
+  doc.table("grid").entry("cells", toml_integers(cells));
+  if (g.lower.size() > 0) {
+    doc.entry("lower", toml_floats(as_list(g.lower)));
+    doc.entry("upper", toml_floats(as_list(g.upper)));
+  } else {
+    doc.comment("lower, upper: the domain's bounding box " +
+                toml_floats(as_list(c.domain.lower())) + " to " +
+                toml_floats(as_list(c.domain.upper())));
+  }
+  doc.entry("cfl", toml_float(g.cfl)).entry("scheme", toml_string(g.scheme));
+  if (g.step > 0.0)
+    doc.entry("step", toml_float(g.step));
+  else
+    doc.comment("step: from the stability bound at every step (cfl times the bound)");
+  doc.entry("directions", toml_integer(g.directions));
+  if (g.mmd_bandwidth > 0.0)
+    doc.entry("mmd_bandwidth", toml_float(g.mmd_bandwidth));
+  else
+    doc.comment("mmd_bandwidth: a twentieth of the grid box's smallest side");
+  const GridInitialConfig& i = g.initial;
+  doc.table("grid.initial").entry("kind", toml_string(i.kind));
+  if (i.kind == "file") doc.entry("file", toml_string(i.file));
+  if (i.kind == "compact_power" || i.kind == "sech2")
+    doc.entry("centre", toml_floats(as_list(i.centre)));
+  if (i.kind == "compact_power")
+    doc.entry("radius", toml_float(i.radius)).entry("exponent", toml_float(i.exponent));
+  if (i.kind == "sech2") doc.entry("width", toml_float(i.width));
+}
+
+}  // namespace
+
+std::string resolved_run_config(const RunConfig& c, const std::string& note) {
+  const BuildInfo& build = build_info();
+  TomlDocument doc;
+  doc.comment("The configuration of this run as cpm resolved it: every key with the value it used.")
+      .comment("`cpm run <this file> --output <folder>` repeats the run bit for bit.")
+      .comment("Read from " + c.source + " by cpm " + build.version + " (git " +
+               build.git_describe + ").");
+  if (!note.empty()) doc.comment(note);
+
+  doc.table("particles")
+      .entry("n", toml_integer(static_cast<std::int64_t>(c.n)))
+      .entry("seed", toml_integer(static_cast<std::int64_t>(c.seed)));
+
+  doc.table("domain");
+  switch (c.domain.kind()) {
+    case Domain::Kind::ball:
+      doc.entry("kind", toml_string("ball"))
+          .entry("centre", toml_floats(as_list(c.domain.centre())))
+          .entry("radius", toml_float(c.domain.radius()));
+      break;
+    case Domain::Kind::box:
+      doc.entry("kind", toml_string("box"))
+          .entry("lower", toml_floats(as_list(c.domain.lower())))
+          .entry("upper", toml_floats(as_list(c.domain.upper())));
+      break;
+    case Domain::Kind::whole_space:
+      doc.entry("kind", toml_string("whole_space")).entry("dim", toml_integer(c.domain.dim()));
+      break;
+  }
+
+  doc.table("potential").entry("kind", toml_string(c.potential.kind));
+  if (c.potential.kind == "quadratic") doc.entry("strength", toml_float(c.potential.strength));
+
+  const InteractionKernel& k = c.interaction.kernel;
+  doc.table("interaction").entry("kernel", toml_string(kernel_key(k.kind)));
+  if (k.kind == InteractionKernel::Kind::power || k.kind == InteractionKernel::Kind::mollified)
+    doc.entry("s", toml_float(k.s));
+  if (k.kind == InteractionKernel::Kind::mollified) doc.entry("epsilon", toml_float(k.epsilon));
+  if (k.kind == InteractionKernel::Kind::quadratic || k.kind == InteractionKernel::Kind::absolute)
+    doc.entry("kappa", toml_float(k.kappa));
+  doc.entry("lambda", toml_float(c.interaction.lambda))
+      .entry("method", toml_string(c.interaction.method));
+  if (c.interaction.method == "mesh")
+    doc.entry("mesh_near_cells", toml_integer(mesh_near_cells(c.interaction, c.domain.dim())));
+
+  const InitialLaw& law = c.initial;
+  doc.table("initial");
+  switch (law.kind) {
+    case InitialLaw::Kind::gaussian:
+      doc.entry("law", toml_string("gaussian"))
+          .entry("centre", toml_floats(as_list(law.centre)))
+          .entry("std", toml_float(law.scale));
+      break;
+    case InitialLaw::Kind::uniform_ball:
+      doc.entry("law", toml_string("uniform_ball"))
+          .entry("centre", toml_floats(as_list(law.centre)))
+          .entry("radius", toml_float(law.scale));
+      break;
+    case InitialLaw::Kind::uniform_box:
+      doc.entry("law", toml_string("uniform_box"))
+          .entry("lower", toml_floats(as_list(law.lower)))
+          .entry("upper", toml_floats(as_list(law.upper)));
+      break;
+  }
+
+  const DynamicsConfig& d = c.dynamics;
+  doc.table("dynamics")
+      .entry("beta", toml_float(d.beta))
+      .entry("integrator", toml_string(d.integrator))
+      .entry("step", toml_float(d.step))
+      .entry("t_end", toml_float(d.t_end))
+      .entry("outputs", toml_integer(d.outputs))
+      .entry("absolute_tolerance", toml_float(d.absolute_tolerance))
+      .entry("relative_tolerance", toml_float(d.relative_tolerance));
+
+  doc.table("output").entry("directory", toml_string(c.output.directory));
+  if (c.grid) write_grid(doc, c);
+  return doc.text();
+}
+
+void restore_fft_plans(const std::string& restart) {
+  if (restart.empty()) return;
+  const std::string wisdom = read_checkpoint_fft_wisdom(restart);
+  if (!wisdom.empty()) import_fft_wisdom(wisdom);
+}
+
+std::string provenance_lines() {
+  const BuildInfo& b = build_info();
+  return "cpm_version = " + b.version + "\ngit_describe = " + b.git_describe +
+         "\ncompiler = " + b.compiler + " (" + b.build_type +
+         ")\ninstruction_set = " + b.instruction_set + "\nlibraries = " + library_versions() + "\n";
+}
+
+namespace {
+
+// The H5MD header of a run file: cpm as creator, with the build's provenance.
+H5mdHeader run_header() {
+  const BuildInfo& b = build_info();
+  H5mdHeader header;
+  header.creator_version = b.version;
+  header.creator_details = {{"git_describe", b.git_describe},
+                            {"compiler", b.compiler + " (" + b.build_type + ")"},
+                            {"instruction_set", b.instruction_set},
+                            {"libraries", library_versions()}};
+  return header;
+}
+
+}  // namespace
+
 CellGrid cell_grid_of(const Grid& grid) {
   CellGrid c;
   c.dim = grid.dim();
@@ -99,7 +267,7 @@ CellGrid cell_grid_of(const Grid& grid) {
 RunOutput::RunOutput(const RunConfig& config, const Grid* grid, bool overwrite)
     : grid_(grid),
       seed_(config.seed),
-      h5_(config.output.directory + "/run.h5", H5mdHeader{}, run_parameters(config), config.n,
+      h5_(config.output.directory + "/run.h5", run_header(), run_parameters(config), config.n,
           config.domain.dim(), overwrite),
       vtk_(config.output.directory, "run") {
   if (grid_) {
@@ -137,7 +305,7 @@ void RunOutput::write_frame(std::int64_t step, double time, const Eigen::MatrixX
         {NamedArray::vector("force", force_), NamedArray::scalar("local_density", local_density_)},
         {NamedArray::scalar("density", rho), NamedArray::scalar("potential", w)});
   }
-  h5_.write_checkpoint(RestartState{step, time, seed_, 0, solver_state});
+  h5_.write_checkpoint(RestartState{step, time, seed_, 0, solver_state, export_fft_wisdom()});
 }
 
 }  // namespace cpm

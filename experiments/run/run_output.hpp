@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "config/run_config.hpp"
 #include "core/grid.hpp"
 #include "io/cell_grid.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/parameter_set.hpp"
-#include "config/run_config.hpp"
+#include "io/toml_writer.hpp"
 #include "solvers/particle_integrator.hpp"
 #include "viz/vtk_writer.hpp"
 
@@ -20,6 +21,19 @@ namespace cpm {
 
 // Every model and run parameter of the configuration, under its TOML key.
 ParameterSet run_parameters(const RunConfig& config);
+
+// The configuration as the run resolved it, as TOML: every key with the value the run used
+// (defaults filled in), so that `cpm run` on this text repeats the run bit for bit. Keys whose
+// value is derived when absent (grid.lower/upper, grid.step, grid.mmd_bandwidth) stay absent and
+// a comment says so. `note` adds comment lines at the top (e.g. the checkpoint a run continued).
+std::string resolved_run_config(const RunConfig& config, const std::string& note = "");
+
+// Before a restart builds its solvers: imports the FFTW wisdom saved with the checkpoint of
+// `restart` (if any), so that measured FFT plans are those of the run it continues.
+void restore_fft_plans(const std::string& restart);
+
+// The build that wrote a run (io/build_info.hpp), as "key = value" lines for run_info.txt.
+std::string provenance_lines();
 CellGrid cell_grid_of(const Grid& grid);
 
 class RunOutput {

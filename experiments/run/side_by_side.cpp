@@ -48,6 +48,50 @@ void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSo
   }
 }
 
+// The marginal along axis 0 of the particles (a histogram on bins of whole cells, about √N of
+// them so that a bin holds tens of particles) and of the grid density (per cell), both as
+// densities in x_0.
+SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x, const Grid& grid,
+                                        const std::vector<double>& rho) {
+  SideBySideRun::Profile p;
+  p.time = time;
+  const int cells = grid.cells(0);
+  const double h = grid.spacing(0), lower = grid.lower()[0];
+  const double other_volume = grid.cell_volume() / h;
+  p.cell_centres.resize(cells);
+  p.density.assign(cells, 0.0);
+  for (int i = 0; i < cells; ++i) p.cell_centres[i] = lower + (i + 0.5) * h;
+  for (Eigen::Index c = 0; c < grid.size(); ++c) p.density[c % cells] += rho[c] * other_volume;
+
+  const double n = static_cast<double>(x.rows());
+  const int wanted = std::clamp(static_cast<int>(std::lround(std::sqrt(n))), 8, 200);
+  const int per_bin = std::max(1, (cells + wanted - 1) / wanted);
+  const int bins = (cells + per_bin - 1) / per_bin;
+  std::vector<double> counts(bins, 0.0);
+  for (Eigen::Index k = 0; k < x.rows(); ++k) {
+    const double cell = std::floor((x(k, 0) - lower) / h);
+    if (cell >= 0 && cell < cells) counts[static_cast<int>(cell) / per_bin] += 1.0;
+  }
+  for (int b = 0; b < bins; ++b) {
+    const int first = b * per_bin, width = std::min(per_bin, cells - first);
+    p.bin_centres.push_back(lower + (first + 0.5 * width) * h);
+    p.histogram.push_back(counts[b] / (n * width * h));
+  }
+  return p;
+}
+
+// Up to `count` indices spread over 0 … size − 1, first and last included.
+std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
+  std::vector<std::size_t> out;
+  if (size == 0) return out;
+  count = std::min(count, size);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t index = count == 1 ? size - 1 : i * (size - 1) / (count - 1);
+    if (out.empty() || out.back() != index) out.push_back(index);
+  }
+  return out;
+}
+
 }  // namespace
 
 SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
@@ -140,15 +184,38 @@ std::vector<double> SideBySideRun::measure() {
     for (int a = 0; a < d; ++a)
       for (int b = a; b < d; ++b) row.push_back((*cov)(a, b));
   row.push_back(static_cast<double>(solver_->steps_taken()));
+  profiles_.push_back(marginal_profile(time(), x, grid(), rho));
   return row;
 }
 
 void SideBySideRun::draw_figures(const std::string& dir) const {
   const std::string title = "particles (N = " + std::to_string(config_.n) + ") and grid";
-  plot_observables(dir + "side_by_side.csv", dir + "side_by_side.png",
-                   grid().dim() == 1 ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
-                                     : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"},
-                   title + ": distance of the empirical measure to the density", "distance", true);
+  const int d = grid().dim();
+  // The distances against time, then the particles' histogram over ρ_t at three times.
+  Figure figure{dir + "side_by_side.png", title + " side by side", {}, 2};
+  figure.panels.push_back(
+      table_panel(dir + "side_by_side.csv", "time",
+                  d == 1 ? std::vector<std::string>{"w1", "w2", "mmd", "l1_histogram"}
+                         : std::vector<std::string>{"sliced_w2", "mmd", "l1_histogram"},
+                  "distance", true));
+  figure.panels.back().title = "distance of the empirical measure to the density";
+  for (const std::size_t i : spread_indices(profiles_.size(), 3)) {
+    const Profile& p = profiles_[i];
+    Panel panel;
+    panel.title = "t = " + format_number(p.time) + (d == 1 ? "" : ": marginal of x_0");
+    panel.x_label = d == 1 ? "x" : "x_0";
+    panel.y_label = "density";
+    panel.curves.push_back({d == 1 ? "grid density rho_t" : "marginal of rho_t",
+                            p.cell_centres,
+                            p.density,
+                            {},
+                            Curve::Style::line,
+                            0});
+    panel.curves.push_back(
+        {"particle histogram", p.bin_centres, p.histogram, {}, Curve::Style::steps, 1});
+    figure.panels.push_back(panel);
+  }
+  draw_figure(figure);
   plot_observables(dir + "side_by_side.csv", dir + "energies.png",
                    {"particle_energy_external", "grid_energy_external",
                     "particle_energy_interaction", "grid_energy_interaction"},
@@ -156,6 +223,7 @@ void SideBySideRun::draw_figures(const std::string& dir) const {
 }
 
 void run_side_by_side(const RunConfig& config, const RunOptions& options) {
+  restore_fft_plans(options.restart);
   SideBySideRun run(config);  // validates every input before anything is written
   run_loop(config, options, run);
 }

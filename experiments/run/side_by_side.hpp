@@ -58,6 +58,13 @@ class SideBySideRun final : public RunSystem {
     return &solver_->interaction_potential();
   }
   double mmd_bandwidth() const { return bandwidth_; }
+  // The particles' histogram over the grid density along axis 0 (d > 1: the marginals in x_0), at
+  // every output time measured so far: bin centres, histogram, cell centres and ρ's marginal.
+  struct Profile {
+    double time = 0.0;
+    std::vector<double> bin_centres, histogram, cell_centres, density;
+  };
+  const std::vector<Profile>& profiles() const { return profiles_; }
   std::string info() const override;
   void draw_figures(const std::string& directory) const override;
 
@@ -68,6 +75,7 @@ class SideBySideRun final : public RunSystem {
   Particles particles_;
   Eigen::MatrixXd directions_;
   double bandwidth_ = 0.0;
+  std::vector<Profile> profiles_;
 };
 
 // Runs the study into config.output.directory (or continues it from options.restart):

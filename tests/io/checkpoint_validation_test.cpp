@@ -6,10 +6,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/input_error.hpp"
 #include "tests/scratch_directory.hpp"
 
 namespace cpm {
@@ -35,7 +35,7 @@ std::string write_run(const std::string& name, bool checkpoint = true) {
   Eigen::MatrixXd x(64, 2);
   for (Eigen::Index k = 0; k < x.size(); ++k) x.data()[k] = kMarker + static_cast<double>(k);
   writer.write_positions(0, 0.0, x);
-  if (checkpoint) writer.write_checkpoint({0, 0.0, 1, 0, {}});
+  if (checkpoint) writer.write_checkpoint({0, 0.0, 1, 0, {}, ""});
   return path;
 }
 

@@ -43,8 +43,8 @@ TEST(H5mdRestart, LangevinContinuedFromACheckpointIsBitIdentical) {
     const double t = first_half.integrator->time();
     H5mdWriter writer(path, H5mdHeader{}, ParameterSet{}, config.n, 2);
     writer.write_positions(static_cast<std::int64_t>(half), t, first.positions);
-    writer.write_checkpoint(
-        {static_cast<std::int64_t>(half), t, config.seed, 0, first_half.integrator->save_state()});
+    writer.write_checkpoint({static_cast<std::int64_t>(half), t, config.seed, 0,
+                             first_half.integrator->save_state(), ""});
   }
 
   const Checkpoint checkpoint = read_checkpoint(path);

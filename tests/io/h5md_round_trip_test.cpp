@@ -3,9 +3,9 @@
 
 #include <limits>
 
-#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
 #include "io/h5md_writer.hpp"
+#include "io/input_error.hpp"
 #include "tests/scratch_directory.hpp"
 
 namespace cpm {
@@ -44,6 +44,7 @@ TEST(H5mdRoundTrip, EveryArrayAndAttributeReadsBackExactly) {
   const int d = 2;
   H5mdHeader header;
   header.author = "A. Researcher";
+  header.creator_details = {{"git_describe", "v0.1-3-gabcdef0"}, {"libraries", "Eigen 3.4.0"}};
   CellGrid grid{2, {4, 3, 1}, {-1.5, -2.0, 0.0}, {0.75, 4.0 / 3.0, 1.0}};
   std::vector<std::uint8_t> mask(12, 1);
   mask[0] = mask[11] = 0;
@@ -51,7 +52,12 @@ TEST(H5mdRoundTrip, EveryArrayAndAttributeReadsBackExactly) {
   std::vector<Eigen::MatrixXd> positions;
   std::vector<Eigen::VectorXd> density;
   const std::vector<std::string> names = {"energy_total", "radial_extent", "w1"};
-  RestartState state{30, 0.75, 42, 3, {{"adaptive_step", 1.0 / 3.0}, {"accepted", 17.0}}};
+  RestartState state{30,
+                     0.75,
+                     42,
+                     3,
+                     {{"adaptive_step", 1.0 / 3.0}, {"accepted", 17.0}},
+                     "(fftw-3.3.10 fftw_wisdom #x1 #x2 #x3 #x4)\n"};
   {
     H5mdWriter writer(path, header, sample_parameters(), n, d);
     writer.set_grid(grid, mask);
@@ -127,11 +133,11 @@ TEST(H5mdRoundTrip, CheckpointReturnsTheFrameItMarksNotTheLastOne) {
       positions.push_back(Eigen::MatrixXd::Random(5, 3));
       writer.write_positions(f, 0.5 * f, positions.back());
       writer.write_field(kDensityField, f, 0.5 * f, coded_field(grid, f));
-      if (f == 1) writer.write_checkpoint({1, 0.5, 9, 0, {}});
+      if (f == 1) writer.write_checkpoint({1, 0.5, 9, 0, {}, ""});
     }
   }
   const Checkpoint c = read_checkpoint(path);
-  EXPECT_EQ(c.state, (RestartState{1, 0.5, 9, 0, {}}));
+  EXPECT_EQ(c.state, (RestartState{1, 0.5, 9, 0, {}, ""}));
   EXPECT_EQ(c.positions, positions[1]);
   ASSERT_TRUE(c.grid.has_value());
   EXPECT_EQ(*c.grid, grid);
@@ -149,9 +155,9 @@ TEST(H5mdRoundTrip, AnExistingFileIsNeverReplacedWithoutOverwrite) {
 TEST(H5mdRoundTrip, CheckpointWithoutAFrameAtItsStepIsRefused) {
   const std::string path = fresh_path("early_checkpoint.h5");
   H5mdWriter writer(path, H5mdHeader{}, ParameterSet{}, 2, 1);
-  EXPECT_THROW(writer.write_checkpoint({0, 0.0, 1, 0, {}}), std::logic_error);
+  EXPECT_THROW(writer.write_checkpoint({0, 0.0, 1, 0, {}, ""}), std::logic_error);
   writer.write_positions(5, 0.5, Eigen::MatrixXd::Zero(2, 1));
-  EXPECT_THROW(writer.write_checkpoint({6, 0.6, 1, 0, {}}), std::logic_error);
+  EXPECT_THROW(writer.write_checkpoint({6, 0.6, 1, 0, {}, ""}), std::logic_error);
   EXPECT_THROW(writer.write_positions(4, 0.4, Eigen::MatrixXd::Zero(2, 1)), std::invalid_argument);
 }
 

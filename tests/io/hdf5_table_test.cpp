@@ -10,8 +10,9 @@
 #include <fstream>
 #include <limits>
 
-#include "io/input_error.hpp"
 #include "io/hdf5_parameters.hpp"
+#include "io/hdf5_support.hpp"
+#include "io/input_error.hpp"
 #include "tests/scratch_directory.hpp"
 
 namespace cpm {
@@ -36,6 +37,39 @@ TEST(Hdf5Table, TablesAndParametersRoundTripExactly) {
   EXPECT_EQ(read_hdf5_table(path, "statistics"), b);
   const H5::H5File file(path, H5F_ACC_RDONLY);
   EXPECT_EQ(read_parameters(file.openGroup("parameters")), parameters);
+}
+
+TEST(Hdf5Table, TableIsACompoundDatasetWithOneNamedFieldPerColumn) {
+  const std::string path = testing_support::fresh_path("compound.h5");
+  write_hdf5_tables(path, {},
+                    {{"tails", {"n", "P_N100_beta1", "rate"}, {{4, 0.5, 2}, {8, 0.25, 3}}}});
+  const H5::H5File file(path, H5F_ACC_RDONLY);
+  const H5::DataSet table = file.openDataSet("tails/table");
+  ASSERT_EQ(table.getTypeClass(), H5T_COMPOUND);
+  const H5::CompType type = table.getCompType();
+  ASSERT_EQ(type.getNmembers(), 3);
+  EXPECT_EQ(type.getMemberName(1), "P_N100_beta1");
+  hsize_t rows = 0;
+  table.getSpace().getSimpleExtentDims(&rows);
+  EXPECT_EQ(rows, 2u);
+}
+
+// cpm 0.1 wrote `table` as a 2D array of doubles with the header in `columns`: still readable.
+TEST(Hdf5Table, TablesOfTheEarlierTwoDimensionalLayoutAreRead) {
+  const std::string path = testing_support::fresh_path("legacy.h5");
+  {
+    H5::H5File file(path, H5F_ACC_TRUNC);
+    const H5::Group group = file.createGroup("convergence");
+    hdf5::write_attribute(group, "columns", std::vector<std::string>{"n", "w1_mean"});
+    const hsize_t shape[2] = {3, 2};
+    const double values[6] = {100, 0.5, 200, 0.25, 400, 0.125};
+    group.createDataSet("table", H5::PredType::NATIVE_DOUBLE, H5::DataSpace(2, shape))
+        .write(values, H5::PredType::NATIVE_DOUBLE);
+  }
+  const NamedTable t = read_hdf5_table(path, "convergence");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"n", "w1_mean"}));
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[2], (std::vector<double>{400, 0.125}));
 }
 
 TEST(Hdf5Table, RowOfTheWrongLengthIsRefused) {

@@ -3,9 +3,15 @@
 // only where pvbatch, pvpython or a Python with paraview.simple is installed.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <utility>
 
 #include "tests/scratch_directory.hpp"
 #include "viz/vtk_writer.hpp"
@@ -30,14 +36,86 @@ std::string write_series(const std::string& name) {
   return writer.collection_path();
 }
 
-// The command that runs a paraview.simple script headless here, or "" if there is none.
+// Runs `command` in a shell; its exit code and standard output.
+std::pair<int, std::string> run_capturing(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, out};
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The command that runs a paraview.simple script headless here, or "" if there is none. A
+// candidate counts only if its interpreter imports paraview.simple: Debian's `paraview` package
+// installs pvbatch, but without python3-paraview (which conflicts with python3-vtk9) its Python
+// cannot import the module, and the render test must then skip rather than fail.
 std::string paraview_python() {
-  if (std::system("pvbatch --version >/dev/null 2>&1") == 0) return "pvbatch";
-  if (std::system("pvpython --version >/dev/null 2>&1") == 0)
-    return "pvpython --force-offscreen-rendering";
-  if (std::system("/usr/bin/python3 -c 'import paraview.simple' >/dev/null 2>&1") == 0)
-    return "/usr/bin/python3";
+  const std::string probe = fresh_path("probe_paraview.py");
+  std::ofstream(probe) << "import paraview.simple\nprint('cpm-paraview-ok')\n";
+  for (const std::string candidate :
+       {"pvbatch", "pvpython --force-offscreen-rendering", "/usr/bin/python3"}) {
+    const auto [code, out] =
+        run_capturing("timeout 120 " + candidate + " '" + probe + "' 2>/dev/null");
+    if (code == 0 && out.find("cpm-paraview-ok") != std::string::npos) return candidate;
+  }
   return "";
+}
+
+// PATH with `directory` in front for the life of the object.
+class PathPrefix {
+ public:
+  explicit PathPrefix(const std::string& directory) {
+    const char* path = std::getenv("PATH");
+    saved_ = path ? path : "";
+    ::setenv("PATH", (directory + ":" + saved_).c_str(), 1);
+  }
+  ~PathPrefix() { ::setenv("PATH", saved_.c_str(), 1); }
+
+ private:
+  std::string saved_;
+};
+
+// A fake `pvbatch` in a fresh folder: a shell script running `body`.
+std::string fake_pvbatch(const std::string& name, const std::string& body) {
+  const std::string directory = fresh_path(name);
+  std::filesystem::create_directories(directory);
+  const std::string script = directory + "/pvbatch";
+  std::ofstream(script) << "#!/bin/sh\n" << body << "\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add);
+  return directory;
+}
+
+// Debian's pvbatch beside python3-vtk9: the binary runs, its Python cannot import
+// paraview.simple. The probe must not take it for a working ParaView.
+TEST(RenderLastFrame, ProbeRejectsAPvbatchWhosePythonCannotImportParaviewSimple) {
+  const PathPrefix path(
+      fake_pvbatch("broken_pvbatch",
+                   "echo 'Traceback (most recent call last):' >&2\n"
+                   "echo \"ModuleNotFoundError: No module named 'paraview.simple'\" >&2\nexit 1"));
+  const std::string python = paraview_python();
+  EXPECT_NE(python, "pvbatch");
+}
+
+// A pvbatch that prints what the probe asks but exits with an error is not taken either, and
+// one whose Python imports paraview.simple is.
+TEST(RenderLastFrame, ProbeAcceptsOnlyAPvbatchThatImportsParaviewSimple) {
+  {
+    const PathPrefix path(fake_pvbatch("failing_pvbatch", "echo cpm-paraview-ok\nexit 3"));
+    EXPECT_NE(paraview_python(), "pvbatch");
+  }
+  // A stand-in paraview package for a Python interpreter run as "pvbatch".
+  const std::string package = fresh_path("fake_paraview");
+  std::filesystem::create_directories(package + "/paraview");
+  std::ofstream(package + "/paraview/__init__.py") << "";
+  std::ofstream(package + "/paraview/simple.py") << "";
+  if (std::system("/usr/bin/python3 --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no /usr/bin/python3";
+  const PathPrefix path(fake_pvbatch(
+      "working_pvbatch", "PYTHONPATH='" + package + "' exec /usr/bin/python3 -B \"$@\""));
+  EXPECT_EQ(paraview_python(), "pvbatch");
 }
 
 TEST(RenderLastFrame, ScriptPicksTheLatestTimeOfTheCollection) {

@@ -90,6 +90,38 @@ TEST(SideBySide, BothSidesStartFromTheSameLawOnTheSameClock) {
   EXPECT_DOUBLE_EQ(run.particle_integrator().time(), 0.1);
 }
 
+// The figure's profiles: at every measured time the particles' histogram and the grid density's
+// marginal are probability densities on x_0, and for N = 5000 draws they agree bin by bin within
+// a few standard errors (√(p(1−p)/N)/h per bin).
+TEST(SideBySide, ProfilesAreTheHistogramAndTheDensityOnTheSameAxis) {
+  SideBySideRun run(parse_run_config(gaussian_case(5000), "gaussian case"));
+  run.measure();
+  run.advance_to(0.2);
+  run.measure();
+  ASSERT_EQ(run.profiles().size(), 2u);
+  const SideBySideRun::Profile& p = run.profiles().back();
+  EXPECT_DOUBLE_EQ(p.time, 0.2);
+  ASSERT_EQ(p.cell_centres.size(), 400u);
+  const double h = 8.0 / 400;
+  double mass = 0.0;
+  for (double rho : p.density) mass += rho * h;
+  EXPECT_NEAR(mass, 1.0, 1e-12);
+  ASSERT_EQ(p.bin_centres.size(), p.histogram.size());
+  // Bins of whole cells, all of one width but the last.
+  const int per_bin = static_cast<int>(std::lround((p.bin_centres[1] - p.bin_centres[0]) / h));
+  double particles = 0.0;
+  for (std::size_t b = 0; b < p.histogram.size(); ++b) {
+    const int first = static_cast<int>(b) * per_bin, cells = std::min(per_bin, 400 - first);
+    const double width = cells * h;
+    double expected = 0.0;
+    for (int c = first; c < first + cells; ++c) expected += p.density[c] / cells;
+    const double se = std::sqrt(expected * width * (1.0 - expected * width) / 5000.0) / width;
+    EXPECT_NEAR(p.histogram[b], expected, 5.0 * se + 1e-3) << "bin at " << p.bin_centres[b];
+    particles += p.histogram[b] * width;
+  }
+  EXPECT_NEAR(particles, 1.0, 1e-12);
+}
+
 const char* kTwoDimensional = R"([particles]
 n = 200
 seed = 2
