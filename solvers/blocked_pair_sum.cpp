@@ -21,11 +21,6 @@ namespace {
 
 using Index = Eigen::Index;
 constexpr Index kLanes = SimdDouble::size;
-// Below this many particles (about 10⁶ pairs, well under a millisecond) one thread does the sum:
-// a team would cost more in start-up and barriers than it saves, and far more when the machine
-// is shared and a waiting thread loses its core.
-constexpr Index kParallelParticles = 1500;
-using AlignedDoubles = std::vector<double, xsimd::aligned_allocator<double, 64>>;
 
 // Coordinate a of particle k is positions[a * stride + k]; likewise for the gradient. Entries
 // from n up to stride are padding, never counted (masked out).
@@ -211,7 +206,7 @@ class BlockedPairSum final : public InteractionSum {
   void run() {
     const std::vector<Tile>& tiles = schedule_.tiles();
     char* block = block_dependency_.data();
-#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kParallelParticles)
+#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kPairLoopParallelParticles)
 #pragma omp single
     for (const Tile tile : tiles) {
       char* first = block + tile.first_block;

@@ -17,9 +17,6 @@ namespace {
 
 using Index = Eigen::Index;
 constexpr Index kLanes = SimdDouble::size;
-// As in the pair sum: below this many particles one thread does the work.
-constexpr Index kParallelParticles = 1500;
-using AlignedDoubles = std::vector<double, xsimd::aligned_allocator<double, 64>>;
 
 // ∇²W(z) = h(r²) [q z zᵀ / (r² + e²) − I] (see the header).
 struct HessianShape {
@@ -229,7 +226,7 @@ class BlockedPairHessian final : public PairHessian {
   void run() {
     const std::vector<Tile>& tiles = schedule_.tiles();
     char* block = block_dependency_.data();
-#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kParallelParticles)
+#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kPairLoopParallelParticles)
 #pragma omp single
     for (const Tile tile : tiles) {
       char* first = block + tile.first_block;
@@ -243,7 +240,7 @@ class BlockedPairHessian final : public PairHessian {
   void generic_apply(const Eigen::MatrixXd& x, const Eigen::MatrixXd& v, Eigen::MatrixXd& out) {
     const Index n = x.rows();
     visit(kernel_, [&](const auto& scalar) {
-#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
+#pragma omp parallel for schedule(static) if (n >= kPairLoopParallelParticles)
       for (Index k = 0; k < n; ++k) {
         Eigen::VectorXd acc = Eigen::VectorXd::Zero(x.cols());
         for (Index l = 0; l < n; ++l) {
@@ -261,7 +258,7 @@ class BlockedPairHessian final : public PairHessian {
 
   void generic_diagonal(const Eigen::MatrixXd& x, Eigen::MatrixXd& blocks) {
     const Index n = x.rows(), d = x.cols();
-#pragma omp parallel for schedule(static) if (n >= kParallelParticles)
+#pragma omp parallel for schedule(static) if (n >= kPairLoopParallelParticles)
     for (Index k = 0; k < n; ++k) {
       Eigen::MatrixXd acc = Eigen::MatrixXd::Zero(d, d);
       for (Index l = 0; l < n; ++l)

@@ -17,10 +17,17 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace cpm {
 
 using SimdDouble = xsimd::batch<double>;  // the widest register the build targets (-march)
+// Structure-of-arrays buffers of the pair loops, aligned for full-width loads.
+using AlignedDoubles = std::vector<double, xsimd::aligned_allocator<double, 64>>;
+// Below this many particles (about 10⁶ pairs, well under a millisecond) one thread runs a pair
+// loop: a team would cost more in start-up and barriers than it saves, and far more when the
+// machine is shared and a waiting thread loses its core.
+constexpr long kPairLoopParallelParticles = 1500;
 using SimdMask = xsimd::batch_bool<double>;
 
 // The SIMD instruction set of this build: "AVX-512F", "AVX2+FMA", "AVX", "SSE4.2", "SSE2" or
