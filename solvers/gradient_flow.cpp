@@ -21,8 +21,13 @@ GradientFlowIntegrator::GradientFlowIntegrator(ForceField& forces, Domain domain
 }
 
 void GradientFlowIntegrator::rhs(const State& state, State& derivative) {
-  // State holds the (N, d) column-major position matrix; derivative = −F.
+  // State holds the (N, d) column-major position matrix; derivative = −F at the stage point
+  // projected onto D. A stage point of a particle held by the wall lies beyond it; the force there
+  // is not the force at the wall, and its stages would disagree, which moved the flow's rest
+  // point off the constrained equilibrium. Projected, the stages of a held particle all see the
+  // wall point, and the rest points are exactly the constrained stationary points.
   x_ = Eigen::Map<const Eigen::MatrixXd>(state.data(), n_, d_);
+  domain_.project_all(x_);
   forces_.compute(x_, drift_, nullptr);
   Eigen::Map<Eigen::MatrixXd>(derivative.data(), n_, d_) = -drift_;
 }
@@ -36,7 +41,22 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
   while (time_ < t_end) {
     double dt = std::min(dt_, t_end - time_);
     const bool clipped = dt < dt_;  // shortened only to land on t_end
-    if (stepper_.try_step(system, state_, time_, dt) == odeint::success) {
+    const double start = time_, tried = dt;
+    previous_ = state_;
+    const bool success = stepper_.try_step(system, state_, time_, dt) == odeint::success;
+    if (success &&
+        !std::all_of(state_.begin(), state_.end(), [](double v) { return std::isfinite(v); })) {
+      // A step so long that projected stages put two particles on one wall point: the error
+      // estimate is NaN, which the controller does not reject. Undo it and halve the step.
+      state_ = previous_;
+      time_ = start;
+      stepper_.reset();
+      dt_ = 0.5 * tried;
+      if (++consecutive_failures > 500)
+        throw std::runtime_error("gradient flow: step size control failed");
+      continue;
+    }
+    if (success) {
       // try_step advanced time_ and proposed the next dt; project onto D. A projection that
       // moves a particle voids the derivative Dormand–Prince reuses (first same as last), so the
       // stepper recomputes it: the next step then depends on the positions only, which is what

@@ -41,7 +41,7 @@ class GradientFlowIntegrator final : public ParticleIntegrator {
   std::uint64_t accepted_steps_ = 0;
   Eigen::Index n_ = 0, d_ = 0;
   Eigen::MatrixXd x_, drift_;
-  State state_;
+  State state_, previous_;  // previous_: the state before the step being tried
   boost::numeric::odeint::controlled_runge_kutta<boost::numeric::odeint::runge_kutta_dopri5<State>>
       stepper_;
 };
