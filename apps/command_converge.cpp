@@ -7,23 +7,22 @@
 
 namespace cpm::app {
 
-void add_converge_command(CLI::App& app) {
+Command converge_command() {
   struct Options {
     std::string config;
     bool overwrite = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* converge = app.add_subcommand(
-      "converge", "convergence of the particle system to the McKean-Vlasov PDE as N grows");
-  converge->add_option("config", options->config, "TOML configuration file")->required();
-  converge->add_flag("--overwrite", options->overwrite,
-                     "replace results in an existing output folder");
-  converge->add_flag("--quiet", options->quiet, "no progress output");
-  converge->callback([options] {
-    const ConvergenceConfig config = load_convergence_config(options->config);
-    const MpiEnvironment mpi;
-    run_convergence_study(mpi, config, options->overwrite, !options->quiet);
-  });
+  return {"converge",
+          "convergence of the particle system to the McKean-Vlasov PDE as N grows",
+          {value("config", &options->config, "TOML configuration file", true),
+           flag("--overwrite", &options->overwrite, "replace results in an existing output folder"),
+           flag("--quiet", &options->quiet, "no progress output")},
+          [options] {
+            const ConvergenceConfig config = load_convergence_config(options->config);
+            const MpiEnvironment mpi;
+            run_convergence_study(mpi, config, options->overwrite, !options->quiet);
+          }};
 }
 
 }  // namespace cpm::app

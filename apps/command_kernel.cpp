@@ -3,12 +3,12 @@
 #include <memory>
 
 #include "apps/commands.hpp"
-#include "experiments/kernel/kernel_study.hpp"
 #include "config/kernel_config.hpp"
+#include "experiments/kernel/kernel_study.hpp"
 
 namespace cpm::app {
 
-void add_kernel_command(CLI::App& app) {
+Command kernel_command() {
   struct Options {
     std::string config;
     std::string output;
@@ -16,19 +16,19 @@ void add_kernel_command(CLI::App& app) {
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* kernel = app.add_subcommand(
-      "kernel", "learn random features by Langevin dynamics on alignment + Riesz repulsion");
-  kernel->add_option("config", options->config, "TOML configuration file")->required();
-  kernel->add_flag("--overwrite", options->study.overwrite,
-                   "replace results in an existing output folder");
-  kernel->add_option("--output", options->output, "output folder (overrides output.directory)");
-  kernel->add_flag("--quiet", options->quiet, "no progress output");
-  kernel->callback([options] {
-    KernelConfig config = load_kernel_config(options->config);
-    if (!options->output.empty()) config.output_directory = options->output;
-    options->study.progress = !options->quiet;
-    run_kernel_study(config, options->study);
-  });
+  return {"kernel",
+          "learn random features by Langevin dynamics on alignment + Riesz repulsion",
+          {value("config", &options->config, "TOML configuration file", true),
+           flag("--overwrite", &options->study.overwrite,
+                "replace results in an existing output folder"),
+           value("--output", &options->output, "output folder (overrides output.directory)"),
+           flag("--quiet", &options->quiet, "no progress output")},
+          [options] {
+            KernelConfig config = load_kernel_config(options->config);
+            if (!options->output.empty()) config.output_directory = options->output;
+            options->study.progress = !options->quiet;
+            run_kernel_study(config, options->study);
+          }};
 }
 
 }  // namespace cpm::app

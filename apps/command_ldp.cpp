@@ -7,22 +7,23 @@
 
 namespace cpm::app {
 
-void add_ldp_command(CLI::App& app) {
+Command ldp_command() {
   struct Options {
     std::string config;
     bool overwrite = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* ldp = app.add_subcommand(
-      "ldp", "large deviations and concentration of the stationary particle system over replicas");
-  ldp->add_option("config", options->config, "TOML configuration file")->required();
-  ldp->add_flag("--overwrite", options->overwrite, "replace results in an existing output folder");
-  ldp->add_flag("--quiet", options->quiet, "no progress output");
-  ldp->callback([options] {
-    const LdpConfig config = load_ldp_config(options->config);  // bad input stops before MPI starts
-    const MpiEnvironment mpi;
-    run_ldp_study(mpi, config, options->overwrite, !options->quiet);
-  });
+  return {"ldp",
+          "large deviations and concentration of the stationary particle system over replicas",
+          {value("config", &options->config, "TOML configuration file", true),
+           flag("--overwrite", &options->overwrite, "replace results in an existing output folder"),
+           flag("--quiet", &options->quiet, "no progress output")},
+          [options] {
+            // Bad input stops before MPI starts.
+            const LdpConfig config = load_ldp_config(options->config);
+            const MpiEnvironment mpi;
+            run_ldp_study(mpi, config, options->overwrite, !options->quiet);
+          }};
 }
 
 }  // namespace cpm::app

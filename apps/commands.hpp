@@ -1,14 +1,67 @@
 #pragma once
-// Each `cpm` sub-command lives in its own apps/command_<name>.cpp and registers itself here.
-// A command's callback throws InputError for bad input; main turns that into exit code 2.
-#include <CLI/CLI.hpp>
+// Each `cpm` sub-command lives in its own apps/command_<name>.cpp and describes itself as data: its
+// name, its arguments bound to its own variables, and what it runs. apps/cpm_main.cpp turns the
+// descriptions into the command line, so that it alone compiles the parser (CLI11, about 13 s of
+// compile time in every file that includes it). A command throws InputError for bad input; main
+// turns that into exit code 2.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace cpm::app {
 
-void add_run_command(CLI::App& app);
-void add_kernel_command(CLI::App& app);
-void add_ldp_command(CLI::App& app);
-void add_converge_command(CLI::App& app);
-void add_train_commands(CLI::App& app);
+struct CommandArgument {
+  enum class Kind { value, values, flag };
+  Kind kind = Kind::value;
+  std::string name;  // "config" (positional) or "--output"
+  std::string help;
+  bool required = false;
+  std::string* value = nullptr;                // Kind::value
+  std::vector<std::string>* values = nullptr;  // Kind::values (the option may repeat)
+  bool* flag = nullptr;                        // Kind::flag
+};
+
+struct Command {
+  std::string name, description;
+  std::vector<CommandArgument> arguments;
+  std::function<void()> run;  // owns the variables the arguments point to
+};
+
+inline CommandArgument value(std::string name, std::string* target, std::string help,
+                             bool required = false) {
+  return {CommandArgument::Kind::value,
+          std::move(name),
+          std::move(help),
+          required,
+          target,
+          nullptr,
+          nullptr};
+}
+inline CommandArgument values(std::string name, std::vector<std::string>* target,
+                              std::string help) {
+  return {CommandArgument::Kind::values,
+          std::move(name),
+          std::move(help),
+          false,
+          nullptr,
+          target,
+          nullptr};
+}
+inline CommandArgument flag(std::string name, bool* target, std::string help) {
+  return {CommandArgument::Kind::flag,
+          std::move(name),
+          std::move(help),
+          false,
+          nullptr,
+          nullptr,
+          target};
+}
+
+Command run_command();
+Command kernel_command();
+Command ldp_command();
+Command converge_command();
+std::vector<Command> train_commands();  // train, eval, predict
 
 }  // namespace cpm::app

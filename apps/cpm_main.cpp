@@ -1,4 +1,5 @@
 // The `cpm` command line. Exit codes: 0 success, 1 failure during a run, 2 bad input.
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
 #include <string>
@@ -8,6 +9,27 @@
 #include "io/input_error.hpp"
 
 namespace {
+
+// A sub-command of the parser from its description (apps/commands.hpp).
+void add_command(CLI::App& app, cpm::app::Command command) {
+  CLI::App* sub = app.add_subcommand(command.name, command.description);
+  for (const cpm::app::CommandArgument& a : command.arguments) {
+    switch (a.kind) {
+      case cpm::app::CommandArgument::Kind::value: {
+        CLI::Option* option = sub->add_option(a.name, *a.value, a.help);
+        if (a.required) option->required();
+        break;
+      }
+      case cpm::app::CommandArgument::Kind::values:
+        sub->add_option(a.name, *a.values, a.help);
+        break;
+      case cpm::app::CommandArgument::Kind::flag:
+        sub->add_flag(a.name, *a.flag, a.help);
+        break;
+    }
+  }
+  sub->callback(std::move(command.run));
+}
 
 // The sub-commands' names, "run, kernel, …".
 std::string command_names(CLI::App& app) {
@@ -37,11 +59,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", cpm::version_text(),
                        "print the version, the build and the "
                        "library versions, and exit");
-  cpm::app::add_run_command(app);
-  cpm::app::add_kernel_command(app);
-  cpm::app::add_ldp_command(app);
-  cpm::app::add_converge_command(app);
-  cpm::app::add_train_commands(app);
+  add_command(app, cpm::app::run_command());
+  add_command(app, cpm::app::kernel_command());
+  add_command(app, cpm::app::ldp_command());
+  add_command(app, cpm::app::converge_command());
+  for (cpm::app::Command& command : cpm::app::train_commands())
+    add_command(app, std::move(command));
   if (const char* name = unknown_command(app, argc, argv)) {
     std::cerr << "cpm: unknown command '" << name << "' (commands: " << command_names(app)
               << "; cpm --help describes them)\n";
