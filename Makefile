@@ -6,9 +6,9 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
-.PHONY: run test build configure deps bench install clean
+.PHONY: run test build configure configure-run deps deps-test bench install clean
 
-run: configure
+run: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cpm_app
 	$(BUILD_DIR)/bin/cpm run --overwrite
 
@@ -18,19 +18,27 @@ test: build
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-configure: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+# `make run` and `make install` configure without the tests, whose packages they do not install.
+configure-run: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCPM_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+
+configure: deps-test
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCPM_BUILD_TESTS=ON $(CMAKE_FLAGS)
 
 bench: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target benchmarks
 
-install: configure
+install: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cpm cpm_app
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
-# The script checks each package and installs only what is missing.
+# The script checks each package and installs only what is missing: `make run` the packages the
+# cpm command needs, everything else (tests, benchmarks, Python checks) the other targets.
 deps:
 	bash scripts/install-deps.sh
+
+deps-test:
+	bash scripts/install-deps.sh test
 
 clean:
 	rm -rf $(BUILD_DIR)

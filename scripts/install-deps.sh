@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# Installs every Debian package cpm needs to build, test and run. Idempotent: packages
-# already present are skipped, so a second run does nothing and needs no network.
+# Installs the Debian packages cpm needs. Idempotent: packages already present are skipped, so a
+# second run does nothing and needs no network.
+#   install-deps.sh        what building and running the `cpm` command needs (make run)
+#   install-deps.sh test   that, and what the tests and benchmarks need (make test)
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
   libeigen3-dev libboost-dev
   libhdf5-dev
-  libvtk9-dev python3-vtk9
+  libvtk9-dev
   libfftw3-dev libxsimd-dev
   libopenmpi-dev openmpi-bin
   libtomlplusplus-dev libcli11-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev librandom123-dev
+  zlib1g-dev
   gnuplot-nox
-  python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch
-  dataset-fashion-mnist zlib1g-dev
 )
+if [ "${1:-}" = "test" ]; then
+  packages+=(
+    libgtest-dev libgmock-dev googletest libbenchmark-dev librandom123-dev
+    python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch python3-vtk9
+    dataset-fashion-mnist
+  )
+elif [ -n "${1:-}" ]; then
+  echo "install-deps: unknown argument '$1' (none, or 'test')" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do
