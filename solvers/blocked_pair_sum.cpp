@@ -191,33 +191,21 @@ class BlockedPairSum final : public InteractionSum {
       positions_.assign(static_cast<std::size_t>(blocks * block_ * d), 0.0);
       gradients_.assign(positions_.size(), 0.0);
       block_energy_.assign(blocks, 0.0);
-      block_dependency_.assign(blocks, 0);
       layout_ = {positions_.data(), gradients_.data(), blocks * block_, n, d};
     }
     const std::size_t scratch_needed = static_cast<std::size_t>(3 * d * threads);
     if (scratch_.size() < scratch_needed) scratch_.resize(scratch_needed);
   }
 
-  // Each tile is an OpenMP task that depends on its two blocks, created in schedule order:
-  // tiles sharing a block run one after another in that order, so every block's sums (and the
-  // energy slot of each tile's first block) run in an order fixed by n alone; tiles of
-  // different blocks run in parallel with no barrier between rounds.
+  // The tiles as OpenMP tasks in schedule order (TileSchedule::run_as_tasks): every block's sums,
+  // and the energy slot of each tile's first block, run in an order fixed by n alone.
   template <int D, bool Energy>
   void run() {
-    const std::vector<Tile>& tiles = schedule_.tiles();
-    char* block = block_dependency_.data();
-#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kPairLoopParallelParticles)
-#pragma omp single
-    for (const Tile tile : tiles) {
-      char* first = block + tile.first_block;
-      char* second = block + tile.second_block;
-#pragma omp task firstprivate(tile) depend(inout : first[0], second[0])
-      {
-        SimdDouble* scratch = scratch_.data() + 3 * layout_.dim * omp_get_thread_num();
-        block_energy_[tile.first_block] +=
-            interact_tile<D, Energy>(w_, layout_, block_, tile, scratch);
-      }
-    }
+    schedule_.run_as_tasks(layout_.n >= kPairLoopParallelParticles, [this](const Tile& tile) {
+      SimdDouble* scratch = scratch_.data() + 3 * layout_.dim * omp_get_thread_num();
+      block_energy_[tile.first_block] +=
+          interact_tile<D, Energy>(w_, layout_, block_, tile, scratch);
+    });
   }
 
   const Evaluator w_;
@@ -225,7 +213,6 @@ class BlockedPairSum final : public InteractionSum {
   TileSchedule schedule_{1};
   AlignedDoubles positions_, gradients_;
   std::vector<double> block_energy_;
-  std::vector<char> block_dependency_;  // addresses for the task dependencies, one per block
   std::vector<SimdDouble> scratch_;
   PaddedParticles layout_{nullptr, nullptr, 0, -1, 0};
 };

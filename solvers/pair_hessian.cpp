@@ -208,7 +208,6 @@ class BlockedPairHessian final : public PairHessian {
       stride_ = blocks * block_;
       positions_.assign(static_cast<std::size_t>(stride_ * d), 0.0);
       velocities_.assign(positions_.size(), 0.0);
-      block_dependency_.assign(blocks, 0);
       n_ = n;
       d_ = d;
     }
@@ -220,20 +219,13 @@ class BlockedPairHessian final : public PairHessian {
     layout_ = {positions_.data(), velocities_.data(), outputs_.data(), stride_, n};
   }
 
-  // The tiles as OpenMP tasks depending on their two blocks, in schedule order (as in the pair
+  // The tiles as OpenMP tasks in schedule order (TileSchedule::run_as_tasks, as in the pair
   // sum): every block receives its contributions in an order fixed by n alone.
   template <int D, bool Diagonal>
   void run() {
-    const std::vector<Tile>& tiles = schedule_.tiles();
-    char* block = block_dependency_.data();
-#pragma omp parallel if (schedule_.blocks() > 1 && layout_.n >= kPairLoopParallelParticles)
-#pragma omp single
-    for (const Tile tile : tiles) {
-      char* first = block + tile.first_block;
-      char* second = block + tile.second_block;
-#pragma omp task firstprivate(tile) depend(inout : first[0], second[0])
+    schedule_.run_as_tasks(layout_.n >= kPairLoopParallelParticles, [this](const Tile& tile) {
       interact_tile<D, Diagonal>(w_, shape_, layout_, block_, tile);
-    }
+    });
   }
 
   // d > 3: the plain loop over rows (each row in a fixed order), no SIMD.
@@ -275,7 +267,6 @@ class BlockedPairHessian final : public PairHessian {
   int d_ = 0;
   TileSchedule schedule_{1};
   AlignedDoubles positions_, velocities_, outputs_;
-  std::vector<char> block_dependency_;
   Layout layout_{nullptr, nullptr, nullptr, 0, 0};
 };
 

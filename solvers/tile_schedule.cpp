@@ -7,6 +7,7 @@ namespace cpm {
 
 TileSchedule::TileSchedule(int blocks) : blocks_(blocks) {
   if (blocks < 1) throw std::invalid_argument("a tile schedule needs at least one block");
+  dependency_.assign(static_cast<std::size_t>(blocks), 0);
   round_begin_.push_back(0);
   for (int b = 0; b < blocks; ++b) tiles_.push_back({b, b});
   round_begin_.push_back(tiles_.size());

@@ -24,10 +24,29 @@ class TileSchedule {
   std::size_t round_begin(int r) const { return round_begin_[r]; }
   const std::vector<Tile>& tiles() const { return tiles_; }
 
+  // Runs work(tile) for every tile as an OpenMP task that depends on its two blocks, created in
+  // schedule order: tiles sharing a block run one after another in that order, so every block
+  // receives its contributions in an order fixed by the number of blocks alone, and tiles of
+  // different blocks run in parallel with no barrier between rounds. `parallel` false: one
+  // thread, the same order.
+  template <class Work>
+  void run_as_tasks(bool parallel, Work&& work) {
+    char* block = dependency_.data();
+#pragma omp parallel if (parallel && blocks_ > 1)
+#pragma omp single
+    for (const Tile tile : tiles_) {
+      char* first = block + tile.first_block;
+      char* second = block + tile.second_block;
+#pragma omp task firstprivate(tile) depend(inout : first[0], second[0])
+      work(tile);
+    }
+  }
+
  private:
   int blocks_;
   std::vector<Tile> tiles_;
   std::vector<std::size_t> round_begin_;
+  std::vector<char> dependency_;  // one address per block, for the task dependencies
 };
 
 }  // namespace cpm
