@@ -201,7 +201,7 @@ struct RunRow {
   TrainResult result;
 };
 
-std::string mean_std(const std::vector<double>& v) {
+std::string mean_std_text(const std::vector<double>& v) {
   const double mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
   double var = 0.0;
   for (double x : v) var += (x - mean) * (x - mean);
@@ -256,9 +256,9 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
       };
       md << "| " << v;
       for (std::size_t k = 0; k < kMetricColumns.size(); ++k)
-        md << " | " << mean_std(column("clean", k));
+        md << " | " << mean_std_text(column("clean", k));
       for (const std::string c : {"word_dropout_10", "word_dropout_20", "adjacent_swaps"})
-        md << " | " << (by_condition.count(c) ? mean_std(column(c, 0)) : "–");
+        md << " | " << (by_condition.count(c) ? mean_std_text(column(c, 0)) : "–");
       md << " |\n";
       const auto acc = column("clean", 0);
       const double mean = std::accumulate(acc.begin(), acc.end(), 0.0) / acc.size();
