@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "solvers/krylov.hpp"
@@ -102,6 +103,14 @@ MinimizationResult EnergyMinimizer::finish(const Point& p, int iterations, bool 
   return r;
 }
 
+std::optional<MinimizationResult> EnergyMinimizer::stop(const Point& current, int iteration,
+                                                        Eigen::MatrixXd& x) {
+  const bool converged = current.norm <= parameters_.tolerance;
+  if (!converged && iteration < parameters_.max_iterations) return std::nullopt;
+  x = current.x;
+  return finish(current, iteration, converged, converged ? "converged" : "max_iterations");
+}
+
 MinimizationResult EnergyMinimizer::minimize(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
   sigma_ = 0.0;
   anchor_ = nullptr;
@@ -147,14 +156,7 @@ MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerOb
       p.linear_iterations = linear_iterations;
       observe(p);
     }
-    if (current.norm <= parameters_.tolerance) {
-      x = current.x;
-      return finish(current, iteration, true, "converged");
-    }
-    if (iteration >= parameters_.max_iterations) {
-      x = current.x;
-      return finish(current, iteration, false, "max_iterations");
-    }
+    if (std::optional<MinimizationResult> done = stop(current, iteration, x)) return *done;
 
     // The Newton direction on the allowed motions: (P J P + σ + curvature) p = −P G, solved to the
     // relative residual min(1/10, √r) (the forcing term of S. C. Eisenstat, H. F. Walker, SIAM J.
@@ -232,14 +234,7 @@ MinimizationResult EnergyMinimizer::fire(Eigen::MatrixXd& x, const MinimizerObse
       p.force_evaluations = force_evaluations_;
       observe(p);
     }
-    if (current.norm <= parameters_.tolerance) {
-      x = current.x;
-      return finish(current, iteration, true, "converged");
-    }
-    if (iteration >= parameters_.max_iterations) {
-      x = current.x;
-      return finish(current, iteration, false, "max_iterations");
-    }
+    if (std::optional<MinimizationResult> done = stop(current, iteration, x)) return *done;
     // The force −G and the velocity restricted to the motions the wall allows.
     force = -current.gradient;
     constraints_.restrict(force);

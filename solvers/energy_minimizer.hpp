@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/domain.hpp"
@@ -76,6 +77,8 @@ class EnergyMinimizer {
   MinimizationResult newton(Eigen::MatrixXd& x, const MinimizerObserver& observe);
   MinimizationResult fire(Eigen::MatrixXd& x, const MinimizerObserver& observe);
   MinimizationResult finish(const Point& p, int iterations, bool converged, std::string reason);
+  // The result, with x set to the current point, once r ≤ tolerance or the iterations are spent.
+  std::optional<MinimizationResult> stop(const Point& current, int iteration, Eigen::MatrixXd& x);
 
   ForceField& forces_;
   DriftJacobian* jacobian_;
