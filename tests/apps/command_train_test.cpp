@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/command_runner.hpp"
+#include "tests/data_sets.hpp"
 
 namespace cpm {
 namespace {
@@ -41,6 +42,7 @@ std::string read(const std::filesystem::path& p) {
 }
 
 TEST(TrainCommand, TrainsEvaluatesAndPredictsOnSst2Slice) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const auto dir = fresh_directory("train_ok");
   const auto out = dir / "run";
   write_file(dir / "train.toml", small_config(out, "kernel-favor"));
@@ -59,6 +61,7 @@ TEST(TrainCommand, TrainsEvaluatesAndPredictsOnSst2Slice) {
 }
 
 TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const auto dir = fresh_directory("train_warmup");
   write_file(dir / "train.toml", small_config(dir / "run", "kernel-porf-softplus", 16, 1));
   const auto r = run_cpm("train " + (dir / "train.toml").string());
@@ -70,6 +73,7 @@ TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
 }
 
 TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const auto dir = fresh_directory("train_bad");
   // A malformed row on line 3 of the training file.
   std::filesystem::create_directories(dir / "data");
@@ -114,6 +118,7 @@ TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
 }
 
 TEST(TrainCommand, ExperimentWritesComparisonTableAndChart) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const auto dir = fresh_directory("train_experiment");
   write_file(dir / "exp.toml",
              small_config(dir / "e", "softmax") +
@@ -130,6 +135,7 @@ TEST(TrainCommand, ExperimentWritesComparisonTableAndChart) {
 }
 
 TEST(TrainCommand, PairedProtocolWritesThePairedTables) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const auto dir = fresh_directory("train_paired");
   write_file(dir / "paired.toml",
              small_config(dir / "p", "kernel-favor", 16, 1, "",

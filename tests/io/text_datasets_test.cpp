@@ -10,6 +10,7 @@
 
 #include "io/input_error.hpp"
 #include "io/text_datasets.hpp"
+#include "tests/data_sets.hpp"
 
 namespace cpm {
 namespace {
@@ -32,6 +33,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(TextDatasets, Sst2DevHasTheGlueCounts) {
+  CPM_SKIP_WITHOUT_DATA_SET("sst2");
   const TextExamples dev = read_sst2_tsv(kData + "/sst2/dev.tsv");
   ASSERT_EQ(dev.size(), 872u);
   EXPECT_EQ(std::accumulate(dev.labels.begin(), dev.labels.end(), 0), 444);
@@ -73,6 +75,7 @@ TEST(TextDatasets, QqpFixtureGivesSentencePairs) {
 }
 
 TEST(TextDatasets, RottenTomatoesSeededSplitIs8530And1066And1066) {
+  CPM_SKIP_WITHOUT_DATA_SET("rotten_tomatoes");
   const std::string dir = kData + "/rotten_tomatoes/";
   const TextSplits a = read_rotten_tomatoes(dir + "rt-polarity.pos", dir + "rt-polarity.neg", 1);
   const TextSplits b = read_rotten_tomatoes(dir + "rt-polarity.pos", dir + "rt-polarity.neg", 1);
