@@ -10,73 +10,11 @@ namespace cpm {
 
 namespace {
 
-// A point of ∂D within this fraction of D's size counts as on the wall.
-constexpr double kWallTolerance = 1e-10;
-
 double infinity_norm(const Eigen::MatrixXd& m) {
   return m.size() == 0 ? 0.0 : m.cwiseAbs().maxCoeff();
 }
 
 }  // namespace
-
-void ActiveConstraints::update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& gradient) {
-  const Eigen::Index n = x.rows(), d = x.cols();
-  count_ = 0;
-  switch (domain_.kind()) {
-    case Domain::Kind::whole_space:
-      return;
-    case Domain::Kind::ball: {
-      active_.assign(n, 0);
-      normals_.setZero(n, d);
-      pressure_.setZero(n);
-      const double r_wall = domain_.radius() * (1.0 - kWallTolerance);
-      for (Eigen::Index k = 0; k < n; ++k) {
-        const Eigen::RowVectorXd offset = x.row(k) - domain_.centre().transpose();
-        const double r = offset.norm();
-        if (r < r_wall) continue;
-        const Eigen::RowVectorXd normal = offset / r;
-        const double push = -gradient.row(k).dot(normal);  // outward component of −G
-        if (push <= 0.0) continue;
-        active_[k] = 1;
-        normals_.row(k) = normal;
-        pressure_[k] = push;
-        ++count_;
-      }
-      return;
-    }
-    case Domain::Kind::box: {
-      held_.setZero(n, d);
-      active_.assign(n, 0);
-      for (Eigen::Index a = 0; a < d; ++a) {
-        const double lo = domain_.lower()[a], hi = domain_.upper()[a];
-        const double tol = kWallTolerance * (hi - lo);
-        for (Eigen::Index k = 0; k < n; ++k) {
-          const bool at_low = x(k, a) <= lo + tol && gradient(k, a) > 0.0;
-          const bool at_high = x(k, a) >= hi - tol && gradient(k, a) < 0.0;
-          if (at_low || at_high) {
-            held_(k, a) = 1;
-            active_[k] = 1;
-            ++count_;
-          }
-        }
-      }
-      return;
-    }
-  }
-}
-
-void ActiveConstraints::restrict(Eigen::MatrixXd& v) const {
-  if (count_ == 0) return;
-  const Eigen::Index n = v.rows();
-  if (domain_.kind() == Domain::Kind::ball) {
-    for (Eigen::Index k = 0; k < n; ++k)
-      if (active_[k]) v.row(k) -= v.row(k).dot(normals_.row(k)) * normals_.row(k);
-  } else if (domain_.kind() == Domain::Kind::box) {
-    for (Eigen::Index a = 0; a < v.cols(); ++a)
-      for (Eigen::Index k = 0; k < n; ++k)
-        if (held_(k, a)) v(k, a) = 0.0;
-  }
-}
 
 DriftJacobian::DriftJacobian(ForceField& forces, Domain domain, std::unique_ptr<PairHessian> pair)
     : forces_(forces), active_(std::move(domain)), pair_(std::move(pair)) {
@@ -101,6 +39,9 @@ void DriftJacobian::linearise(const Eigen::MatrixXd& x, const Eigen::MatrixXd& d
   }
   potential_blocks(blocks_);
   prepared_shift_ = -1.0;
+
+  near_field_ = d >= 2 && pair_ && forces_.lambda() != 0.0 && n > 1;
+  if (near_field_) near_field_preconditioner_.find_pairs(x);
 
   // 1D: the band of J over sorted neighbours, when it is diagonally dominant.
   banded_ = false;
@@ -227,6 +168,11 @@ void DriftJacobian::prepare_preconditioner(double shift) {
     }
     return;
   }
+  if (near_field_) {
+    const double weight = forces_.lambda() / static_cast<double>(n);
+    if (near_field_preconditioner_.factor(x_, blocks_, *pair_, weight, active_, shift)) return;
+    near_field_ = false;  // not positive definite to rounding: block Jacobi instead
+  }
   inverse_blocks_.resize(n, d * d);
   const double largest = infinity_norm(blocks_);
   const double floor = std::max({shift, 1e-12 * largest, std::numeric_limits<double>::min()});
@@ -286,6 +232,10 @@ void DriftJacobian::precondition(const Eigen::MatrixXd& r, Eigen::MatrixXd& z, d
         value -= band_factor_(i, m - i - 1) * z(order_[m], 0);
       z(order_[i], 0) = value;
     }
+    return;
+  }
+  if (near_field_) {
+    near_field_preconditioner_.solve(r, z);
     return;
   }
   for (Eigen::Index k = 0; k < n; ++k)

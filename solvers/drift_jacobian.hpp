@@ -14,41 +14,12 @@
 #include <vector>
 
 #include "core/domain.hpp"
+#include "solvers/active_constraints.hpp"
 #include "solvers/force_field.hpp"
+#include "solvers/near_field_preconditioner.hpp"
 #include "solvers/pair_hessian.hpp"
 
 namespace cpm {
-
-// The constraints of D active at a configuration, and the projection of motions onto the allowed
-// ones (zero normal component on a ball's sphere, zero coordinate at a box face).
-class ActiveConstraints {
- public:
-  explicit ActiveConstraints(Domain domain) : domain_(std::move(domain)) {}
-
-  // A particle (ball) or coordinate (box) is active when it lies on ∂D (to 1e-10 of the size of D)
-  // and the motion −gradient points out of D.
-  void update(const Eigen::MatrixXd& x, const Eigen::MatrixXd& gradient);
-  // Removes the forbidden components of v, in place.
-  void restrict(Eigen::MatrixXd& v) const;
-  // The number of active particles (ball) or coordinates (box).
-  Eigen::Index count() const { return count_; }
-  const Domain& domain() const { return domain_; }
-  // Whether particle k is held on the wall (box: in at least one coordinate).
-  bool active(Eigen::Index k) const { return !active_.empty() && active_[k]; }
-  // Ball: the unit outward normal of particle k and μ_k = −G_k·n_k (zero when k is free).
-  const Eigen::MatrixXd& normals() const { return normals_; }
-  const Eigen::VectorXd& pressure() const { return pressure_; }
-  // Box: whether coordinate a of particle k is held.
-  bool held(Eigen::Index k, Eigen::Index a) const { return held_(k, a) != 0; }
-
- private:
-  Domain domain_;
-  Eigen::Index count_ = 0;
-  std::vector<char> active_;                                  // per particle
-  Eigen::MatrixXd normals_;                                   // ball: rows n_k of active particles
-  Eigen::VectorXd pressure_;                                  // ball: μ_k
-  Eigen::Matrix<char, Eigen::Dynamic, Eigen::Dynamic> held_;  // box
-};
 
 class DriftJacobian {
  public:
@@ -67,8 +38,9 @@ class DriftJacobian {
   void apply(const Eigen::MatrixXd& v, Eigen::MatrixXd& out, double shift);
   // z ≈ (P (J + shift I) P)⁻¹ r on the allowed motions: in 1D, when it is diagonally dominant,
   // the band of J over the kBand nearest neighbours in sorted order with the full diagonal
-  // (banded LDLᵀ); otherwise block Jacobi with the d × d diagonal blocks of J, made positive
-  // definite (|eigenvalues|, floored).
+  // (banded LDLᵀ); in 2D and 3D with exact pair Hessians the near-field matrix of
+  // solvers/near_field_preconditioner.hpp (sparse LDLᵀ); otherwise block Jacobi with the d × d
+  // diagonal blocks of J, made positive definite (|eigenvalues|, floored).
   void precondition(const Eigen::MatrixXd& r, Eigen::MatrixXd& z, double shift);
   void restrict(Eigen::MatrixXd& v) const { active_.restrict(v); }
 
@@ -100,6 +72,8 @@ class DriftJacobian {
   Eigen::MatrixXd band_, band_factor_;
   Eigen::VectorXd band_pivots_;
   Eigen::MatrixXd inverse_blocks_;  // block Jacobi: (M_k)⁻¹, row-major d × d per row
+  bool near_field_ = false;         // 2D, 3D: the near-field preconditioner
+  NearFieldPreconditioner near_field_preconditioner_;
 };
 
 }  // namespace cpm
