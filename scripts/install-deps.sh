@@ -38,4 +38,7 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# dpkg's unsafe-io skips the fsync after every unpacked file: VTK's headers alone are thousands of
+# files, and a half-unpacked package after a crash is repaired by running the script again.
+$SUDO apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+  "${missing[@]}" >/dev/null
