@@ -9,21 +9,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <set>
 
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/drift_jacobian.hpp"
-#include "solvers/krylov.hpp"
+#include "tests/random_matrix.hpp"
 
 namespace cpm {
 namespace {
 
+using testing_support::random_matrix;
+
+// Gaussian points pulled into the ball of radius 0.9 where they fall outside it.
 Eigen::MatrixXd random_points(Eigen::Index n, Eigen::Index d, unsigned seed, double scale) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::MatrixXd m(n, d);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = u(rng);
+  Eigen::MatrixXd m = random_matrix(n, d, scale, seed);
+  for (Eigen::Index k = 0; k < n; ++k)
+    if (m.row(k).norm() > 0.9) m.row(k) *= 0.9 / m.row(k).norm();
   return m;
 }
 
@@ -31,17 +32,17 @@ double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a.array() * b.array()).sum();
 }
 
-// Particles of a disc of radius 0.9, a third of them moved onto the unit circle, where the
+// Particles of the disc of radius 0.9, a third of them moved onto the unit circle, where the
 // repulsion presses them outwards.
 Eigen::MatrixXd crowded_disc(Eigen::Index n, unsigned seed) {
-  Eigen::MatrixXd x = random_points(n, 2, seed, 0.63);
+  Eigen::MatrixXd x = random_points(n, 2, seed, 0.4);
   for (Eigen::Index k = 0; k < n / 3; ++k) x.row(k) /= x.row(k).norm();
   return x;
 }
 
 TEST(NearFieldPreconditioner, PairsHoldEveryParticlesNearestNeighbours) {
   for (const int d : {2, 3}) {
-    const Eigen::MatrixXd x = random_points(120, d, 3 + d, 1.0);
+    const Eigen::MatrixXd x = random_points(120, d, 3 + d, 0.4);
     NearFieldPreconditioner m;
     m.find_pairs(x);
     const std::set<std::pair<Eigen::Index, Eigen::Index>> pairs(m.pairs().begin(), m.pairs().end());
@@ -68,13 +69,13 @@ TEST(NearFieldPreconditioner, InvertsTheRestrictedJacobianWhenEveryPairIsNearAnd
                     make_blocked_pair_sum(kernel), 1.0);
   const Domain ball = Domain::ball(Eigen::Vector2d::Zero(), 1.0);
   DriftJacobian jacobian(forces, ball, make_pair_hessian(kernel));
-  Eigen::MatrixXd x = random_points(9, 2, 11, 0.6);
+  Eigen::MatrixXd x = random_points(9, 2, 11, 0.35);
   for (Eigen::Index k = 0; k < 4; ++k) x.row(k) << std::cos(0.4 * k - 0.6), std::sin(0.4 * k - 0.6);
   Eigen::MatrixXd drift;
   forces.compute(x, drift, nullptr);
   jacobian.linearise(x, drift, drift);
   ASSERT_GT(jacobian.constraints().count(), 0);
-  Eigen::MatrixXd v = random_points(9, 2, 12, 1.0), jv, back;
+  Eigen::MatrixXd v = random_matrix(9, 2, 1.0, 12), jv, back;
   jacobian.restrict(v);
   const double shift = 0.25;
   jacobian.apply(v, jv, shift);
@@ -92,7 +93,7 @@ TEST(NearFieldPreconditioner, IsSymmetricPositiveDefiniteOnTheAllowedMotions) {
   forces.compute(x, drift, nullptr);
   jacobian.linearise(x, drift, drift);
   ASSERT_GT(jacobian.constraints().count(), 10);
-  Eigen::MatrixXd u = random_points(90, 2, 22, 1.0), v = random_points(90, 2, 23, 1.0);
+  Eigen::MatrixXd u = random_matrix(90, 2, 1.0, 22), v = random_matrix(90, 2, 1.0, 23);
   jacobian.restrict(u);
   jacobian.restrict(v);
   Eigen::MatrixXd mu, mv;
