@@ -68,4 +68,16 @@ void ActiveConstraints::restrict(Eigen::MatrixXd& v) const {
   }
 }
 
+Eigen::MatrixXd ActiveConstraints::allowed(Eigen::Index k, Eigen::Index d) const {
+  Eigen::MatrixXd p = Eigen::MatrixXd::Identity(d, d);
+  if (!active(k)) return p;
+  if (domain_.kind() == Domain::Kind::ball) {
+    p -= normals_.row(k).transpose() * normals_.row(k);
+  } else {
+    for (Eigen::Index a = 0; a < d; ++a)
+      if (held(k, a)) p(a, a) = 0.0;
+  }
+  return p;
+}
+
 }  // namespace cpm

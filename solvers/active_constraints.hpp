@@ -29,6 +29,14 @@ class ActiveConstraints {
   const Eigen::VectorXd& pressure() const { return pressure_; }
   // Box: whether coordinate a of particle k is held.
   bool held(Eigen::Index k, Eigen::Index a) const { return held_(k, a) != 0; }
+  // The d × d orthogonal projection onto particle k's allowed motions: I − n_k n_kᵀ on a ball's
+  // wall, the free coordinates at a box face, I when k is free.
+  Eigen::MatrixXd allowed(Eigen::Index k, Eigen::Index d) const;
+  // The wall's curvature term μ_k/R of particle k on a ball's wall (zero otherwise).
+  double curvature(Eigen::Index k) const {
+    return domain_.kind() == Domain::Kind::ball && active(k) ? pressure_[k] / domain_.radius()
+                                                             : 0.0;
+  }
 
  private:
   Domain domain_;

@@ -134,11 +134,9 @@ void DriftJacobian::apply(const Eigen::MatrixXd& v, Eigen::MatrixXd& out, double
     }
   }
   if (shift != 0.0) out += shift * work_;
-  if (active_.domain().kind() == Domain::Kind::ball && active_.count() > 0) {
-    const double inverse_radius = 1.0 / active_.domain().radius();
+  if (active_.domain().kind() == Domain::Kind::ball && active_.count() > 0)
     for (Eigen::Index k = 0; k < n; ++k)
-      if (active_.active(k)) out.row(k) += active_.pressure()[k] * inverse_radius * work_.row(k);
-  }
+      if (active_.active(k)) out.row(k) += active_.curvature(k) * work_.row(k);
   active_.restrict(out);
 }
 
@@ -176,29 +174,17 @@ void DriftJacobian::prepare_preconditioner(double shift) {
   inverse_blocks_.resize(n, d * d);
   const double largest = infinity_norm(blocks_);
   const double floor = std::max({shift, 1e-12 * largest, std::numeric_limits<double>::min()});
-  const bool ball = active_.domain().kind() == Domain::Kind::ball;
-  const bool box = active_.domain().kind() == Domain::Kind::box;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(d, d);
   Eigen::MatrixXd m(d, d), tangent(d, d);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   for (Eigen::Index k = 0; k < n; ++k) {
     for (Eigen::Index a = 0; a < d; ++a)
       for (Eigen::Index b = 0; b < d; ++b) m(a, b) = blocks_(k, a * d + b);
     m.diagonal().array() += shift;
-    tangent.setIdentity();
-    if (ball && active_.active(k)) {
-      const Eigen::VectorXd normal = active_.normals().row(k).transpose();
-      tangent -= normal * normal.transpose();
-      m += active_.pressure()[k] / active_.domain().radius() * tangent;
-      m = tangent * m * tangent + normal * normal.transpose();
-    } else if (box) {
-      for (Eigen::Index a = 0; a < d; ++a)
-        if (active_.held(k, a)) {
-          m.row(a).setZero();
-          m.col(a).setZero();
-          m(a, a) = 1.0;
-          tangent(a, a) = 0.0;
-        }
-    }
+    tangent = active_.allowed(k, d);
+    // Held: the block on the allowed motions with the wall's curvature, identity on the others.
+    if (active_.active(k))
+      m = tangent * (m + active_.curvature(k) * tangent) * tangent + (identity - tangent);
     Eigen::MatrixXd inverse(d, d);
     if (d == 1) {
       inverse(0, 0) = 1.0 / std::max(std::abs(m(0, 0)), floor);

@@ -83,18 +83,8 @@ bool NearFieldPreconditioner::factor(const Eigen::MatrixXd& x, const Eigen::Matr
                                      const PairHessian& pair, double weight,
                                      const ActiveConstraints& active, double shift) {
   const Eigen::Index n = x.rows(), d = x.cols();
-  const bool ball = active.domain().kind() == Domain::Kind::ball;
-  const bool box = active.domain().kind() == Domain::Kind::box;
-  projections_.assign(n, Eigen::MatrixXd::Identity(d, d));
-  for (Eigen::Index k = 0; k < n; ++k) {
-    if (ball && active.active(k)) {
-      const Eigen::VectorXd normal = active.normals().row(k).transpose();
-      projections_[k] -= normal * normal.transpose();
-    } else if (box) {
-      for (Eigen::Index a = 0; a < d; ++a)
-        if (active.held(k, a)) projections_[k](a, a) = 0.0;
-    }
-  }
+  projections_.resize(n);
+  for (Eigen::Index k = 0; k < n; ++k) projections_[k] = active.allowed(k, d);
   // Diagonal blocks: J_kk with the near pairs' signed blocks taken out (the far field), and the
   // near pairs' absolute blocks put in.
   std::vector<Eigen::MatrixXd> near(n, Eigen::MatrixXd::Zero(d, d));
@@ -126,8 +116,7 @@ bool NearFieldPreconditioner::factor(const Eigen::MatrixXd& x, const Eigen::Matr
       for (Eigen::Index b = 0; b < d; ++b) diagonal(a, b) = blocks(k, a * d + b);
     diagonals[k] = absolute[k] + positive_part(diagonal - near[k]);
     diagonals[k].diagonal().array() += shift;
-    if (ball && active.active(k))
-      diagonals[k] += active.pressure()[k] / active.domain().radius() * projections_[k];
+    diagonals[k] += active.curvature(k) * projections_[k];
     largest = std::max(largest, diagonals[k].diagonal().maxCoeff());
   }
   // A floor against the null space of translations (no field, no wall yet).
