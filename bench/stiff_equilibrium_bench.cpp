@@ -11,6 +11,7 @@
 //   minimize_1d_10000          Newton to r < 1e-8
 //   minimize_2d_10000          the same on the unit disc, stopped after 600 s (target: 180 s)
 //   fire_2d_10000              FIRE on the unit disc, stopped after 180 s
+//   products_2d_10000          one pair-Hessian product against one force evaluation, same points
 //   implicit_langevin_1d_1000  drift-implicit Euler–Maruyama, β = 1e7, η = 2e-4, to t = 0.2
 //   explicit_langevin_1d_1000  explicit Euler–Maruyama, the same
 //
@@ -34,6 +35,7 @@
 #include "core/initial_law.hpp"
 #include "experiments/model_builder.hpp"
 #include "solvers/implicit_integrators.hpp"
+#include "solvers/pair_hessian.hpp"
 
 namespace {
 
@@ -168,6 +170,33 @@ void flow(const std::string& name, const std::string& integrator, Eigen::Index n
   std::printf("\n");
 }
 
+// The cost of the Newton iterations' unit of work: a pair-Hessian product (solvers/pair_hessian)
+// against a force evaluation, best of `repeats` each, at the starting points of minimize_2d_10000.
+void products(const std::string& name, int dim, Eigen::Index n, int repeats) {
+  cpm::ParticleSystemSpec spec = crowded_gas(dim, n, "minimize");
+  cpm::ParticleSystem system = cpm::build_particle_system(spec, 0);
+  const cpm::Particles p = initial_particles(dim, n);
+  auto hessian = cpm::make_pair_hessian(spec.interaction.kernel);
+  const Eigen::MatrixXd v = Eigen::MatrixXd::Ones(n, dim) + p.positions;
+  Eigen::MatrixXd drift, out;
+  const auto best_of = [&](const std::function<void()>& work) {
+    double best = kNoBudget;
+    for (int k = 0; k < repeats; ++k) {
+      const auto start = Clock::now();
+      work();
+      best = std::min(best, seconds_since(start));
+    }
+    return best;
+  };
+  const double force = best_of([&] { system.forces->compute(p.positions, drift, nullptr); });
+  const double product = best_of([&] { hessian->apply(p.positions, v, out); });
+  const double pairs = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+  std::printf(
+      "%-26s d=%d N=%-6ld force evaluation %.4f s, Hessian product %.4f s (%.3g pairs/s), "
+      "ratio product/force %.3f\n",
+      name.c_str(), dim, static_cast<long>(n), force, product, pairs / product, product / force);
+}
+
 void langevin(const std::string& name, const std::string& integrator, Eigen::Index n,
               double t_end) {
   cpm::ParticleSystemSpec spec = crowded_gas(1, n, integrator);
@@ -237,6 +266,7 @@ int main(int argc, char** argv) {
        [](const std::string& c) { minimize(c, 1, 10000, "newton", kNoBudget); }},
       {"minimize_2d_10000", [](const std::string& c) { minimize(c, 2, 10000, "newton", 600.0); }},
       {"fire_2d_10000", [](const std::string& c) { minimize(c, 2, 10000, "fire", 180.0); }},
+      {"products_2d_10000", [](const std::string& c) { products(c, 2, 10000, 10); }},
       {"implicit_langevin_1d_1000",
        [](const std::string& c) { langevin(c, "implicit_langevin", 1000, 0.2); }},
       {"explicit_langevin_1d_1000",
@@ -249,6 +279,7 @@ int main(int argc, char** argv) {
                                           "minimize_1d_10000",
                                           "minimize_2d_10000",
                                           "fire_2d_10000",
+                                          "products_2d_10000",
                                           "implicit_langevin_1d_1000",
                                           "explicit_langevin_1d_1000"};
   std::vector<std::string> chosen(argv + 1, argv + argc);

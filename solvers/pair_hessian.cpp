@@ -66,8 +66,7 @@ class TileRows {
   static constexpr int kOut = Diagonal ? block_entries(D) : D;
 
  public:
-  TileRows(const Evaluator& w, HessianShape shape, const Layout& p)
-      : w_(w), q_(shape.q), e2_(shape.e2), p_(p) {}
+  TileRows(const Evaluator& w, HessianShape shape, const Layout& p) : w_(w), q_(shape.q), p_(p) {}
 
   void row(Index i, Index lo, Index hi) {
     for (int a = 0; a < D; ++a) {
@@ -94,8 +93,9 @@ class TileRows {
       dz[a] = xi_[a] - SimdDouble::load_aligned(p_.x + a * p_.stride + j);
       r2 = xsimd::fma(dz[a], dz[a], r2);
     }
-    SimdDouble h = w_.template evaluate<false>(r2).minus_factor;
-    SimdDouble ratio = SimdDouble(q_) * h / (r2 + SimdDouble(e2_));
+    const SimdHessianFactors factors = hessian_factors(w_, r2);
+    SimdDouble h = factors.minus_factor;
+    SimdDouble ratio = SimdDouble(q_) * factors.over_r2;
     if constexpr (Masked) {
       // Lanes outside [lo, hi) (the pair with itself among them) may hold inf or NaN: zero both.
       const SimdMask inside = lanes_in_range(double(j), double(lo), double(hi));
@@ -130,7 +130,7 @@ class TileRows {
   }
 
   const Evaluator w_;
-  const double q_, e2_;
+  const double q_;
   const Layout p_;
   std::array<SimdDouble, D> xi_, vi_;
   std::array<SimdDouble, kOut> acc_;

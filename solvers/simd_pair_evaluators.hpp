@@ -16,15 +16,29 @@ struct SimdPairTerms {
   SimdDouble value;         // f(r²) = W(z); left zero unless the energy is asked for
 };
 
+// The two factors of the pair Hessian ∇²W(z) = q (h/r²) z zᵀ − h I (solvers/pair_hessian.hpp):
+// h and h/r², each evaluator with the fewest divisions and square roots it can.
+struct SimdHessianFactors {
+  SimdDouble minus_factor;  // h(r²)
+  SimdDouble over_r2;       // h(r²) / r²
+};
+
 // W = r^{-s} for any s > 0: h = s (r²)^{−(s/2 + 1)} (SimdPower) and f = h r² / s.
 struct SimdRieszPower {
   double s;
   SimdPower power;
-  explicit SimdRieszPower(double s) : s(s), power(-0.5 * s - 1.0, s) {}
+  // h/r² = s (r²)^{−(s/2 + 2)}: one power instead of a power and a division.
+  SimdPower hessian_power;
+  explicit SimdRieszPower(double s)
+      : s(s), power(-0.5 * s - 1.0, s), hessian_power(-0.5 * s - 2.0, s) {}
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     const SimdDouble h = power(r2);
     return {h, Energy ? SimdDouble(1.0 / s) * h * r2 : SimdDouble(0.0)};
+  }
+  SimdHessianFactors hessian(const SimdDouble& r2) const {
+    const SimdDouble over_r2 = hessian_power(r2);
+    return {over_r2 * r2, over_r2};
   }
 };
 
@@ -43,6 +57,18 @@ struct SimdRieszQuarter {
     return {h, Energy ? SimdDouble(2.0) * h * r2 : SimdDouble(0.0)};
 #endif
   }
+  // AVX-512: h/r² = h y²; elsewhere h/r² = 1 / (2 r⁴ √√r²) by the one division and h = (h/r²) r².
+  SimdHessianFactors hessian(const SimdDouble& r2) const {
+#if defined(__AVX512F__)
+    const SimdDouble y = reciprocal_sqrt(r2);
+    const SimdDouble y2 = y * y;
+    const SimdDouble h = SimdDouble(0.5) * reciprocal_sqrt(r2 * y) * y2;
+    return {h, h * y2};
+#else
+    const SimdDouble over_r2 = SimdDouble(0.5) / (r2 * r2 * xsimd::sqrt(xsimd::sqrt(r2)));
+    return {over_r2 * r2, over_r2};
+#endif
+  }
 };
 
 // W = 1/r (s = 1, Coulomb in 3D): f = y = 1/r, h = y³.
@@ -52,6 +78,11 @@ struct SimdRieszInverse {
     const SimdDouble y = reciprocal_sqrt(r2);
     return {y * y * y, Energy ? y : SimdDouble(0.0)};
   }
+  SimdHessianFactors hessian(const SimdDouble& r2) const {
+    const SimdDouble y = reciprocal_sqrt(r2);
+    const SimdDouble h = y * y * y;
+    return {h, h * y * y};
+  }
 };
 
 // W = −log r: f = −½ log r², h = 1/r².
@@ -59,6 +90,10 @@ struct SimdRieszLog {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     return {reciprocal(r2), Energy ? SimdDouble(-0.5) * xsimd::log(r2) : SimdDouble(0.0)};
+  }
+  SimdHessianFactors hessian(const SimdDouble& r2) const {
+    const SimdDouble h = reciprocal(r2);
+    return {h, h * h};
   }
 };
 
@@ -90,6 +125,18 @@ struct SimdAbsolutePair {
   }
 };
 
+// h and h/r² of any evaluator: its own hessian() where it has one, else h by evaluate() and a
+// division.
+template <class Evaluator>
+SimdHessianFactors hessian_factors(const Evaluator& w, const SimdDouble& r2) {
+  if constexpr (requires { w.hessian(r2); }) {
+    return w.hessian(r2);
+  } else {
+    const SimdDouble h = w.template evaluate<false>(r2).minus_factor;
+    return {h, h / r2};
+  }
+}
+
 // The mollified kernel evaluates its Riesz member at r² + ε².
 template <class Inner>
 struct SimdMollified {
@@ -98,6 +145,10 @@ struct SimdMollified {
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     return inner.template evaluate<Energy>(r2 + SimdDouble(eps2));
+  }
+  // h and h / (r² + ε²): the mollified Hessian divides by the inner argument.
+  SimdHessianFactors hessian(const SimdDouble& r2) const {
+    return hessian_factors(inner, r2 + SimdDouble(eps2));
   }
 };
 

@@ -15,6 +15,7 @@ namespace {
 
 std::vector<InteractionKernel> every_kernel() {
   return {InteractionKernel::power(0.5),
+          InteractionKernel::power(1.0),
           InteractionKernel::power(1.3),
           InteractionKernel::log(),
           InteractionKernel::linear(),
