@@ -186,7 +186,7 @@ DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsCo
   const bool minimize = c.integrator == "minimize";
   if (t.has("minimizer")) {
     require(t, minimize, "minimizer", "applies to integrator = \"minimize\" only");
-    c.minimizer = t.choice("minimizer", {"newton", "fire"});
+    c.minimizer = t.choice("minimizer", {"newton", "lbfgs", "fire"});
   }
   if (t.has("tolerance")) {
     require(t, minimize || c.integrator == "implicit_langevin", "tolerance",

@@ -57,7 +57,7 @@ ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64
                      "minimises, which the particle-mesh forces are not (use " +
                      spec.section + ".method = \"direct\")");
   if (d.integrator == "implicit_gradient_flow" || d.integrator == "implicit_langevin" ||
-      (minimize && d.minimizer == "newton"))
+      (minimize && d.minimizer != "fire"))
     system.jacobian = std::make_unique<DriftJacobian>(
         *system.forces, spec.domain,
         spec.interaction.method == "mesh" ? nullptr : make_pair_hessian(spec.interaction.kernel));

@@ -20,6 +20,11 @@ constexpr int kMaxLinearIterations = 500;
 // and each Newton iteration then buys little for its force evaluation and linearisation; with
 // 1/10 the crowded 1D gas at N = 10⁴ needs 71 iterations instead of 212 (bench/RESULTS.md).
 constexpr double kMaxForcing = 0.1;
+// L-BFGS: pairs kept, and iterations between renewals of the preconditioner. On the 2D disc at
+// N = 2,000 memories of 5 to 50 and renewals every 10 to 50 iterations all need 650–1,000
+// iterations; without renewal, 4,900 (bench/RESULTS.md).
+constexpr int kLbfgsMemory = 20;
+constexpr int kLbfgsRefresh = 20;
 // Relative size of the rounding errors of the objective (a sum of N² pair terms, each relative
 // 1e-16): a trial point whose objective is within it and whose gradient norm is smaller is taken,
 // since the Armijo test cannot decide there.
@@ -29,10 +34,6 @@ constexpr double kObjectiveRounding = 1e-12;
 constexpr int kFireDelay = 5;
 constexpr double kFireGrow = 1.1, kFireShrink = 0.5, kFireAlpha = 0.1, kFireAlphaShrink = 0.99;
 constexpr double kFireMaxStepFactor = 10.0;
-
-double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a.array() * b.array()).sum();
-}
 
 // A length of D: the ball's radius, half the smallest side of a box, +inf for the whole space.
 double domain_size(const Domain& domain) {
@@ -48,7 +49,7 @@ double domain_size(const Domain& domain) {
 }
 
 double max_row_norm(const Eigen::MatrixXd& m) {
-  return m.rows() == 0 ? 0.0 : m.rowwise().norm().maxCoeff();
+  return m.rows() == 0 ? 0.0 : std::sqrt(m.rowwise().squaredNorm().maxCoeff());
 }
 
 }  // namespace
@@ -58,11 +59,13 @@ EnergyMinimizer::EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Do
     : forces_(forces),
       jacobian_(jacobian),
       constraints_(std::move(domain)),
-      parameters_(std::move(parameters)) {
-  if (parameters_.method != "newton" && parameters_.method != "fire")
-    throw std::invalid_argument("unknown minimiser '" + parameters_.method + "'");
-  if (parameters_.method == "newton" && !jacobian_)
-    throw std::invalid_argument("the Newton minimiser needs the drift's Jacobian");
+      parameters_(std::move(parameters)),
+      memory_(kLbfgsMemory) {
+  const std::string& method = parameters_.method;
+  if (method != "newton" && method != "lbfgs" && method != "fire")
+    throw std::invalid_argument("unknown minimiser '" + method + "'");
+  if (method != "fire" && !jacobian_)
+    throw std::invalid_argument("the " + method + " minimiser needs the drift's Jacobian");
   if (!(parameters_.tolerance > 0.0))
     throw std::invalid_argument("minimiser tolerance must be positive");
   if (!(parameters_.fire_step > 0.0)) throw std::invalid_argument("FIRE step must be positive");
@@ -114,7 +117,8 @@ std::optional<MinimizationResult> EnergyMinimizer::stop(const Point& current, in
 MinimizationResult EnergyMinimizer::minimize(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
   sigma_ = 0.0;
   anchor_ = nullptr;
-  return parameters_.method == "fire" ? fire(x, observe) : newton(x, observe);
+  if (parameters_.method == "fire") return fire(x, observe);
+  return parameters_.method == "lbfgs" ? lbfgs(x, observe) : newton(x, observe);
 }
 
 MinimizationResult EnergyMinimizer::minimize_proximal(Eigen::MatrixXd& y,
@@ -129,33 +133,64 @@ MinimizationResult EnergyMinimizer::minimize_proximal(Eigen::MatrixXd& y,
   return r;
 }
 
-MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+void EnergyMinimizer::begin(const Eigen::MatrixXd& x, Point& current) {
   force_evaluations_ = 0;
-  products_start_ = jacobian_->products();
-  const double n = static_cast<double>(x.rows());
-  const double size = domain_size(constraints_.domain());
-  Point current, trial;
+  products_start_ = jacobian_ ? jacobian_->products() : 0;
   current.x = x;
   evaluate(current);
   if (!current.finite)
     throw std::invalid_argument(
         "the starting configuration has a non-finite energy or force (particles at one point?)");
+}
+
+void EnergyMinimizer::report(const MinimizerObserver& observe, const Point& current, int iteration,
+                             double step, Eigen::Index active, int linear_iterations) const {
+  if (!observe) return;
+  MinimizerProgress p;
+  p.iteration = iteration;
+  p.energy =
+      sigma_ != 0.0 ? current.objective / static_cast<double>(current.x.rows()) : current.energy;
+  p.gradient_norm = current.norm;
+  p.step = step;
+  p.active = active;
+  p.force_evaluations = force_evaluations_;
+  p.hessian_products = jacobian_ ? jacobian_->products() - products_start_ : 0;
+  p.linear_iterations = linear_iterations;
+  observe(p);
+}
+
+bool EnergyMinimizer::line_search(const Point& current, const Eigen::MatrixXd& direction,
+                                  Point& trial, double& step) {
+  // First capped so that no particle moves further than the size of D.
+  const double longest = max_row_norm(direction);
+  const double size = domain_size(constraints_.domain());
+  double alpha = longest > size ? size / longest : 1.0;
+  for (int halving = 0; halving < kLineSearchHalvings; ++halving, alpha *= 0.5) {
+    trial.x = current.x + alpha * direction;
+    constraints_.domain().project_all(trial.x);
+    evaluate(trial);
+    if (!trial.finite) continue;
+    // Armijo along the projection arc (D. P. Bertsekas, SIAM J. Control Optim. 20 (1982)
+    // 221–246): the decrease must be a fraction of the first-order prediction G·(x(α) − x).
+    const double predicted = frobenius_dot(current.gradient, trial.x - current.x);
+    const double rounding = kObjectiveRounding * std::abs(current.objective);
+    if (trial.objective <= current.objective + kArmijo * std::min(predicted, 0.0) ||
+        (trial.objective <= current.objective + rounding && trial.norm < current.norm)) {
+      step = alpha;
+      return true;
+    }
+  }
+  return false;
+}
+
+MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+  Point current, trial;
+  begin(x, current);
   Eigen::MatrixXd b, direction;
   int linear_iterations = 0;
   double step = 0.0;
   for (int iteration = 0;; ++iteration) {
-    if (observe) {
-      MinimizerProgress p;
-      p.iteration = iteration;
-      p.energy = sigma_ != 0.0 ? current.objective / n : current.energy;
-      p.gradient_norm = current.norm;
-      p.step = step;
-      p.active = jacobian_->constraints().count();
-      p.force_evaluations = force_evaluations_;
-      p.hessian_products = jacobian_->products() - products_start_;
-      p.linear_iterations = linear_iterations;
-      observe(p);
-    }
+    report(observe, current, iteration, step, jacobian_->constraints().count(), linear_iterations);
     if (std::optional<MinimizationResult> done = stop(current, iteration, x)) return *done;
 
     // The Newton direction on the allowed motions: (P J P + σ + curvature) p = −P G, solved to the
@@ -174,30 +209,10 @@ MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerOb
         b, direction, [&](const Eigen::MatrixXd& r) { return r.norm() <= target; },
         kMaxLinearIterations);
     linear_iterations = solve.iterations;
-    double slope = -dot(b, direction);  // G·p on the allowed motions
-    if (!(slope < 0.0) || !direction.allFinite()) {
+    if (!(frobenius_dot(b, direction) > 0.0) || !direction.allFinite())
       // Negative curvature at the first iteration: the preconditioned gradient instead.
       jacobian_->precondition(b, direction, sigma_);
-      slope = -dot(b, direction);
-    }
-    const double longest = max_row_norm(direction);
-    double alpha = longest > size ? size / longest : 1.0;
-
-    bool accepted = false;
-    for (int halving = 0; halving < kLineSearchHalvings && !accepted; ++halving, alpha *= 0.5) {
-      trial.x = current.x + alpha * direction;
-      constraints_.domain().project_all(trial.x);
-      evaluate(trial);
-      if (!trial.finite) continue;
-      // Armijo along the projection arc (D. P. Bertsekas, SIAM J. Control Optim. 20 (1982)
-      // 221–246): the decrease must be a fraction of the first-order prediction G·(x(α) − x).
-      const double predicted = dot(current.gradient, trial.x - current.x);
-      const double rounding = kObjectiveRounding * std::abs(current.objective);
-      accepted = trial.objective <= current.objective + kArmijo * std::min(predicted, 0.0) ||
-                 (trial.objective <= current.objective + rounding && trial.norm < current.norm);
-      if (accepted) step = alpha;
-    }
-    if (!accepted) {
+    if (!line_search(current, direction, trial, step)) {
       x = current.x;
       return finish(current, iteration, false,
                     "the line search found no decrease (at the rounding floor of the energy?)");
@@ -206,15 +221,66 @@ MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerOb
   }
 }
 
-MinimizationResult EnergyMinimizer::fire(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
-  force_evaluations_ = 0;
-  products_start_ = jacobian_ ? jacobian_->products() : 0;
+MinimizationResult EnergyMinimizer::lbfgs(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
   Point current, trial;
-  current.x = x;
-  evaluate(current);
-  if (!current.finite)
-    throw std::invalid_argument(
-        "the starting configuration has a non-finite energy or force (particles at one point?)");
+  begin(x, current);
+  memory_.clear();
+  const LinearMap initial = [&](const Eigen::MatrixXd& q, Eigen::MatrixXd& z) {
+    jacobian_->precondition(q, z, 0.0);
+    constraints_.restrict(z);
+  };
+  Eigen::MatrixXd b, direction, s, y;
+  Eigen::Index active_count = -1;
+  int since_linearised = kLbfgsRefresh;
+  double step = 0.0;
+  for (int iteration = 0;; ++iteration) {
+    constraints_.update(current.x, current.gradient);
+    report(observe, current, iteration, step, constraints_.count(), memory_.size());
+    if (std::optional<MinimizationResult> done = stop(current, iteration, x)) return *done;
+
+    // The pairs describe the objective restricted to one set of held particles: a new set clears
+    // them. H₀ is the preconditioner of the Newton systems (§3.9) at a recent point.
+    if (constraints_.count() != active_count) {
+      memory_.clear();
+      active_count = constraints_.count();
+      since_linearised = kLbfgsRefresh;
+    }
+    if (since_linearised >= kLbfgsRefresh) {
+      jacobian_->linearise(current.x, current.drift, current.gradient);
+      since_linearised = 0;
+    }
+    ++since_linearised;
+    b = -current.gradient;
+    constraints_.restrict(b);
+    memory_.apply(b, direction, initial);
+    // The stored pairs were restricted with the normals of earlier points: restricted again, the
+    // held particles stay on the wall instead of drifting off it.
+    constraints_.restrict(direction);
+    if (!(frobenius_dot(b, direction) > 0.0) || !direction.allFinite()) {
+      memory_.clear();
+      initial(b, direction);
+    }
+    if (!line_search(current, direction, trial, step)) {
+      x = current.x;
+      return finish(current, iteration, false,
+                    "the line search found no decrease (at the rounding floor of the energy?)");
+    }
+    // The change of the restricted gradient along the wall: held fixed, the normals miss the
+    // turn of the wall, which adds (μ_k/R) s_k (the curvature term of the Lagrangian's Hessian).
+    s = trial.x - current.x;
+    y = trial.gradient - current.gradient;
+    constraints_.restrict(s);
+    constraints_.restrict(y);
+    for (Eigen::Index k = 0; k < s.rows(); ++k)
+      if (constraints_.active(k)) y.row(k) += constraints_.curvature(k) * s.row(k);
+    memory_.push(s, y);
+    std::swap(current, trial);
+  }
+}
+
+MinimizationResult EnergyMinimizer::fire(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
+  Point current, trial;
+  begin(x, current);
   const double size = domain_size(constraints_.domain());
   const double max_move =
       0.05 * (std::isfinite(size) ? size : 1.0 + current.x.cwiseAbs().maxCoeff());
@@ -224,22 +290,13 @@ MinimizationResult EnergyMinimizer::fire(Eigen::MatrixXd& x, const MinimizerObse
   Eigen::MatrixXd velocity = Eigen::MatrixXd::Zero(x.rows(), x.cols()), force, move;
   for (int iteration = 0;; ++iteration) {
     constraints_.update(current.x, current.gradient);
-    if (observe) {
-      MinimizerProgress p;
-      p.iteration = iteration;
-      p.energy = current.energy;
-      p.gradient_norm = current.norm;
-      p.step = dt;
-      p.active = constraints_.count();
-      p.force_evaluations = force_evaluations_;
-      observe(p);
-    }
+    report(observe, current, iteration, dt, constraints_.count(), 0);
     if (std::optional<MinimizationResult> done = stop(current, iteration, x)) return *done;
     // The force −G and the velocity restricted to the motions the wall allows.
     force = -current.gradient;
     constraints_.restrict(force);
     constraints_.restrict(velocity);
-    const double power = dot(force, velocity);
+    const double power = frobenius_dot(force, velocity);
     if (power > 0.0) {
       const double force_norm = force.norm();
       if (force_norm > 0.0)

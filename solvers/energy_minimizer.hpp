@@ -19,11 +19,12 @@
 #include "core/domain.hpp"
 #include "solvers/drift_jacobian.hpp"
 #include "solvers/force_field.hpp"
+#include "solvers/lbfgs_memory.hpp"
 
 namespace cpm {
 
 struct MinimizerParameters {
-  std::string method = "newton";  // newton | fire
+  std::string method = "newton";  // newton | lbfgs | fire
   double tolerance = 1e-8;        // stop when r(Ω) ≤ tolerance
   int max_iterations = 10000;
   double fire_step = 1e-3;  // FIRE: the first time step; it grows to at most 10 times that
@@ -74,7 +75,16 @@ class EnergyMinimizer {
     bool finite = false;
   };
   void evaluate(Point& p);
+  // Resets the counters and evaluates the start x, which must have a finite energy.
+  void begin(const Eigen::MatrixXd& x, Point& current);
+  void report(const MinimizerObserver& observe, const Point& current, int iteration, double step,
+              Eigen::Index active, int linear_iterations) const;
+  // Backtracks along the projection arc x(α) = Π_D(x + α p) to the Armijo rule; false if no α
+  // passes. `step` receives the α taken.
+  bool line_search(const Point& current, const Eigen::MatrixXd& direction, Point& trial,
+                   double& step);
   MinimizationResult newton(Eigen::MatrixXd& x, const MinimizerObserver& observe);
+  MinimizationResult lbfgs(Eigen::MatrixXd& x, const MinimizerObserver& observe);
   MinimizationResult fire(Eigen::MatrixXd& x, const MinimizerObserver& observe);
   MinimizationResult finish(const Point& p, int iterations, bool converged, std::string reason);
   // The result, with x set to the current point, once r ≤ tolerance or the iterations are spent.
@@ -90,6 +100,7 @@ class EnergyMinimizer {
   std::uint64_t force_evaluations_ = 0;
   std::uint64_t products_start_ = 0;
   Eigen::MatrixXd projected_;
+  LbfgsMemory memory_;
 };
 
 }  // namespace cpm

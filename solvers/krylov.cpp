@@ -2,12 +2,6 @@
 
 namespace cpm {
 
-namespace {
-double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a.array() * b.array()).sum();
-}
-}  // namespace
-
 KrylovResult conjugate_gradient(const LinearMap& apply, const LinearMap& precondition,
                                 const Eigen::MatrixXd& b, Eigen::MatrixXd& x,
                                 const std::function<bool(const Eigen::MatrixXd&)>& done,
@@ -21,10 +15,10 @@ KrylovResult conjugate_gradient(const LinearMap& apply, const LinearMap& precond
   }
   precondition(r, z);
   p = z;
-  double rz = dot(r, z);
+  double rz = frobenius_dot(r, z);
   while (result.iterations < max_iterations) {
     apply(p, ap);
-    const double curvature = dot(p, ap);
+    const double curvature = frobenius_dot(p, ap);
     if (!(curvature > 0.0)) {
       result.negative_curvature = true;
       return result;
@@ -38,7 +32,7 @@ KrylovResult conjugate_gradient(const LinearMap& apply, const LinearMap& precond
       return result;
     }
     precondition(r, z);
-    const double rz_next = dot(r, z);
+    const double rz_next = frobenius_dot(r, z);
     p = z + (rz_next / rz) * p;
     rz = rz_next;
   }

@@ -9,6 +9,11 @@ namespace cpm {
 // y = A x, or z = M⁻¹ r for a symmetric positive definite preconditioner M.
 using LinearMap = std::function<void(const Eigen::MatrixXd&, Eigen::MatrixXd&)>;
 
+// The Frobenius inner product Σ a_ij b_ij of two (N, d) matrices.
+inline double frobenius_dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a.array() * b.array()).sum();
+}
+
 struct KrylovResult {
   int iterations = 0;
   bool converged = false;

@@ -1,11 +1,12 @@
 // The projected minimisers of solvers/energy_minimizer.hpp (docs/numerics.md §3.10):
 // - on a box and a disc with W = 1/|z| and no field the equilibria are known exactly (four
 //   particles at the corners of the square, three at the vertices of an inscribed equilateral
-//   triangle), and Newton and FIRE reach them from random starts;
-// - in a trap both reach the equilibrium the explicit gradient flow relaxes to, and on the
+//   triangle), and Newton, L-BFGS and FIRE reach them from random starts;
+// - in a trap all three reach the equilibrium the explicit gradient flow relaxes to, and on the
 //   crowded 1D Riesz gas projected onto a ball they and the explicit flow agree, with the two
-//   outermost particles held
-//   by the wall;
+//   outermost particles held by the wall;
+// - on a crowded disc, where many particles end on the wall, L-BFGS's energies decrease and it
+//   stops at a constrained equilibrium;
 // - the proximal problem's minimiser is the drift-implicit step y = Π_D(a − τ F(y)).
 #include "solvers/energy_minimizer.hpp"
 
@@ -50,11 +51,11 @@ Eigen::VectorXd sorted(const Eigen::MatrixXd& x) {
   return v;
 }
 
-TEST(EnergyMinimizer, NewtonAndFireFindTheCornersOfTheSquare) {
+TEST(EnergyMinimizer, EveryMethodFindsTheCornersOfTheSquare) {
   // E_N = (1/(2N²)) Σ_{k≠l} 1/|x_k − x_l| with N = 4 at the corners of [−1, 1]²: four sides of 2
   // and two diagonals of 2√2, each pair counted twice.
   const double exact = (4.0 / 2.0 + 2.0 / (2.0 * std::sqrt(2.0))) * 2.0 / (2.0 * 16.0);
-  for (const std::string method : {"newton", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "fire"}) {
     Gas gas(InteractionKernel::power(1.0), std::make_shared<ZeroPotential>(),
             Domain::box(-Eigen::Vector2d::Ones(), Eigen::Vector2d::Ones()));
     Eigen::MatrixXd x = uniform_start(2, 4, 0.5, 3);
@@ -65,10 +66,10 @@ TEST(EnergyMinimizer, NewtonAndFireFindTheCornersOfTheSquare) {
   }
 }
 
-TEST(EnergyMinimizer, NewtonAndFireFindTheTriangleInscribedInTheDisc) {
+TEST(EnergyMinimizer, EveryMethodFindsTheTriangleInscribedInTheDisc) {
   // N = 3 on the unit circle at mutual distance √3: E_N = (1/(2·9)) · 6/√3.
   const double exact = 6.0 / std::sqrt(3.0) / 18.0;
-  for (const std::string method : {"newton", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "fire"}) {
     Gas gas(InteractionKernel::power(1.0), std::make_shared<ZeroPotential>(),
             Domain::ball(Eigen::Vector2d::Zero(), 1.0));
     Eigen::MatrixXd x = uniform_start(2, 3, 0.5, 4);
@@ -79,7 +80,7 @@ TEST(EnergyMinimizer, NewtonAndFireFindTheTriangleInscribedInTheDisc) {
   }
 }
 
-TEST(EnergyMinimizer, NewtonAndFireReachTheEquilibriumOfTheExplicitFlow) {
+TEST(EnergyMinimizer, EveryMethodReachesTheEquilibriumOfTheExplicitFlow) {
   // In the trap V = x²/2 the gas spreads to R = 1.40 (docs/exact_solutions.md §1), inside the ball
   // of radius 3; every mode of the flow decays at rate ≥ 1, so that it is at equilibrium to
   // rounding by t = 40.
@@ -94,7 +95,7 @@ TEST(EnergyMinimizer, NewtonAndFireReachTheEquilibriumOfTheExplicitFlow) {
   Particles relaxed(start);
   flow.advance_to(relaxed, 40.0);
 
-  for (const std::string method : {"newton", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "fire"}) {
     Gas gas(kernel, trap, ball);
     Eigen::MatrixXd x = start;
     const MinimizationResult r = gas.minimize(x, method, 1e-10);
@@ -104,7 +105,7 @@ TEST(EnergyMinimizer, NewtonAndFireReachTheEquilibriumOfTheExplicitFlow) {
   }
 }
 
-TEST(EnergyMinimizer, NewtonFireAndTheExplicitFlowAgreeOnTheCrowdedBall) {
+TEST(EnergyMinimizer, EveryMethodAndTheExplicitFlowAgreeOnTheCrowdedBall) {
   // No field, the unit ball: the wall holds the two outermost particles. The explicit flow's
   // stages are evaluated at projected points, so that it rests on the constrained equilibrium too
   // (unprojected stages left it about 5e-4 off at N = 24).
@@ -113,7 +114,7 @@ TEST(EnergyMinimizer, NewtonFireAndTheExplicitFlowAgreeOnTheCrowdedBall) {
   const Domain ball = Domain::ball(Eigen::VectorXd::Zero(1), 1.0);
   const Eigen::MatrixXd start = uniform_start(1, n, 0.5, 1);
   std::vector<Eigen::VectorXd> results;
-  for (const std::string method : {"newton", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "fire"}) {
     Gas gas(kernel, std::make_shared<ZeroPotential>(), ball);
     Eigen::MatrixXd x = start;
     const MinimizationResult r = gas.minimize(x, method, 1e-10);
@@ -123,7 +124,8 @@ TEST(EnergyMinimizer, NewtonFireAndTheExplicitFlowAgreeOnTheCrowdedBall) {
     EXPECT_NEAR(results.back()[n - 1], 1.0, 1e-9) << method;
     EXPECT_LT(results.back()[n - 2], 1.0 - 1e-4) << method;
   }
-  EXPECT_LT((results[0] - results[1]).cwiseAbs().maxCoeff(), 1e-8);
+  for (std::size_t m = 1; m < results.size(); ++m)
+    EXPECT_LT((results[0] - results[m]).cwiseAbs().maxCoeff(), 1e-8) << m;
 
   ForceField forces(std::make_shared<ZeroPotential>(), make_blocked_pair_sum(kernel), 1.0);
   GradientFlowIntegrator flow(forces, ball, GradientFlowParameters{1e-12, 1e-10, 1e-3});
@@ -152,6 +154,38 @@ TEST(EnergyMinimizer, NewtonEnergiesDecreaseAndTheStopIsOnTheProjectedGradient) 
   Eigen::MatrixXd moved = x - drift;
   gas.domain.project_all(moved);
   EXPECT_NEAR(std::sqrt((x - moved).squaredNorm() / 200.0), r.gradient_norm, 1e-15);
+}
+
+TEST(EnergyMinimizer, LbfgsOnTheCrowdedDiscStopsAtAConstrainedEquilibrium) {
+  // Without a field the gas presses against the wall: about half the particles end on it, each
+  // pushed outwards (the force along the normal) with no tangential force left.
+  const Eigen::Index n = 150;
+  Gas gas(InteractionKernel::power(0.5), std::make_shared<ZeroPotential>(),
+          Domain::ball(Eigen::Vector2d::Zero(), 1.0));
+  Eigen::MatrixXd x = uniform_start(2, n, 0.5, 6);
+  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"lbfgs", 1e-10, 20000, 1e-3});
+  std::vector<MinimizerProgress> history;
+  const MinimizationResult r =
+      m.minimize(x, [&](const MinimizerProgress& p) { history.push_back(p); });
+  ASSERT_TRUE(r.converged) << r.stop_reason;
+  for (std::size_t i = 1; i < history.size(); ++i)
+    EXPECT_LE(history[i].energy, history[i - 1].energy * (1 + 1e-12)) << i;
+  Eigen::MatrixXd drift;
+  gas.forces.compute(x, drift, nullptr);
+  int on_wall = 0;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Eigen::Vector2d normal = x.row(k).transpose() / x.row(k).norm();
+    const Eigen::Vector2d push = -drift.row(k).transpose();
+    if (x.row(k).norm() > 1.0 - 1e-12) {
+      ++on_wall;
+      EXPECT_GT(push.dot(normal), 0.0) << k;
+      EXPECT_LT((push - push.dot(normal) * normal).norm(), 1e-8) << k;
+    } else {
+      EXPECT_LT(push.norm(), 1e-8) << k;
+    }
+  }
+  EXPECT_GT(on_wall, n / 4);
+  EXPECT_LT(on_wall, n);
 }
 
 TEST(EnergyMinimizer, ProximalMinimiserIsTheDriftImplicitStep) {

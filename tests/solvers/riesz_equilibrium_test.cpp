@@ -11,8 +11,8 @@
 // R at that rate (the observed exponent is printed) and that the Richardson extrapolation with the
 // known exponent, R_∞ = (2^p R_{2N} − R_N)/(2^p − 1), lies within 2% of R.
 //
-// The same checks run on the equilibria found directly by the Newton minimiser
-// (solvers/energy_minimizer.hpp), which also reaches the Coulomb case in d = 3 (s = 1: the
+// The same checks run on the equilibria found directly by the Newton and L-BFGS minimisers
+// (solvers/energy_minimizer.hpp), which also reach the Coulomb case in d = 3 (s = 1: the
 // uniform unit ball for a = 1, γ = 0), too slow to relax by the explicit flow at these N.
 #include <gtest/gtest.h>
 
@@ -36,7 +36,7 @@ struct RelaxedGas {
 };
 
 // How the particles reach the equilibrium: the explicit gradient flow to t_end, or the minimiser.
-enum class Relaxation { gradient_flow, newton };
+enum class Relaxation { gradient_flow, newton, lbfgs };
 
 RelaxedGas relax(const InteractionKernel& kernel, int d, int n, double radius, double gamma,
                  double t_end, Relaxation how) {
@@ -54,9 +54,9 @@ RelaxedGas relax(const InteractionKernel& kernel, int d, int n, double radius, d
     ForceField forces(std::make_shared<QuadraticPotential>(1.0), make_blocked_pair_sum(kernel),
                       1.0);
     DriftJacobian jacobian(forces, Domain::whole_space(d), make_pair_hessian(kernel));
-    EnergyMinimizer newton(forces, &jacobian, Domain::whole_space(d),
-                           {"newton", 1e-10, 1000, 1e-3});
-    const MinimizationResult r = newton.minimize(p.positions);
+    EnergyMinimizer minimizer(forces, &jacobian, Domain::whole_space(d),
+                              {how == Relaxation::newton ? "newton" : "lbfgs", 1e-10, 20000, 1e-3});
+    const MinimizationResult r = minimizer.minimize(p.positions);
     EXPECT_TRUE(r.converged) << r.stop_reason;
   }
 
@@ -129,6 +129,13 @@ TEST(RieszEquilibrium, MinimiserMatchesTheClosedFormProfilesInOneTwoAndThreeDime
   // slowly in the KS distance (0.35, 0.29, 0.23 at these N) while R converges at the known rate.
   check_equilibrium("Newton 3D Coulomb", InteractionKernel::power(1.0), 3, 1.0, 0.0, 2.0 / 3.0,
                     {100, 200, 400}, 0.0, Relaxation::newton, 0.25);
+}
+
+TEST(RieszEquilibrium, LbfgsMatchesTheClosedFormProfilesInTwoAndThreeDimensions) {
+  check_equilibrium("L-BFGS 2D s=1.2", InteractionKernel::power(1.2), 2, 1.518357, 0.6, 0.4,
+                    {100, 200, 400}, 0.0, Relaxation::lbfgs);
+  check_equilibrium("L-BFGS 3D Coulomb", InteractionKernel::power(1.0), 3, 1.0, 0.0, 2.0 / 3.0,
+                    {100, 200, 400}, 0.0, Relaxation::lbfgs, 0.25);
 }
 
 }  // namespace
