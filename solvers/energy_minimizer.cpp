@@ -21,8 +21,8 @@ constexpr int kMaxLinearIterations = 500;
 // 1/10 the crowded 1D gas at N = 10⁴ needs 71 iterations instead of 212 (bench/RESULTS.md).
 constexpr double kMaxForcing = 0.1;
 // L-BFGS: pairs kept, and iterations between renewals of the preconditioner. On the 2D disc at
-// N = 2,000 memories of 5 to 50 and renewals every 10 to 50 iterations all need 650–1,000
-// iterations; without renewal, 4,900 (bench/RESULTS.md).
+// N = 2,000 memories of 5 to 50 and renewals every 10 to 50 iterations all need 650–1,030
+// iterations; without renewal, 6,300 (bench/RESULTS.md).
 constexpr int kLbfgsMemory = 20;
 constexpr int kLbfgsRefresh = 20;
 // Relative size of the rounding errors of the objective (a sum of N² pair terms, each relative

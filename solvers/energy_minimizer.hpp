@@ -1,7 +1,8 @@
 #pragma once
 // Minimisers of the energy E_N over D^N, for the β = ∞ equilibria (docs/numerics.md §3.10):
-// a projected truncated Newton method (Newton–CG with exact Hessian–vector products) and projected
-// FIRE. Both stop on the projected-gradient norm
+// a projected truncated Newton method (Newton–CG with exact Hessian–vector products), projected
+// L-BFGS preconditioned by the Newton systems' preconditioner, and projected FIRE. All stop on the
+// projected-gradient norm
 //     r(Ω) = ( (1/N) Σ_k |ω_k − Π_D(ω_k − G_k)|² )^{1/2},   G_k = F_k = N ∇_{ω_k} E_N,
 // the root mean square of the displacement one unit step of projected gradient descent makes: the
 // drift of a free particle, its tangential part on the wall. The minimisers do no I/O; they report
