@@ -6,11 +6,13 @@
 //   crowded 1D Riesz gas projected onto a ball they and the explicit flow agree, with the two
 //   outermost particles held by the wall;
 // - on a crowded disc, where many particles end on the wall, L-BFGS's energies decrease and it
-//   stops at a constrained equilibrium;
+//   stops at a constrained equilibrium, along a path that does not depend on the thread count;
 // - the proximal problem's minimiser is the drift-implicit step y = Π_D(a − τ F(y)).
 #include "solvers/energy_minimizer.hpp"
 
 #include <gtest/gtest.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -186,6 +188,24 @@ TEST(EnergyMinimizer, LbfgsOnTheCrowdedDiscStopsAtAConstrainedEquilibrium) {
   }
   EXPECT_GT(on_wall, n / 4);
   EXPECT_LT(on_wall, n);
+}
+
+TEST(EnergyMinimizer, LbfgsIteratesDoNotDependOnTheThreadCount) {
+  // N = 1,600 on the disc: above the size from which the pair sums use every thread; 60
+  // iterations take in three renewals of the near-field preconditioner.
+  const int saved = omp_get_max_threads();
+  std::vector<Eigen::MatrixXd> iterates;
+  for (const int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Gas gas(InteractionKernel::power(0.5), std::make_shared<ZeroPotential>(),
+            Domain::ball(Eigen::Vector2d::Zero(), 1.0));
+    Eigen::MatrixXd x = uniform_start(2, 1600, 0.5, 8);
+    EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"lbfgs", 1e-8, 60, 1e-3});
+    EXPECT_EQ(m.minimize(x).stop_reason, "max_iterations");
+    iterates.push_back(x);
+  }
+  omp_set_num_threads(saved);
+  EXPECT_TRUE((iterates[0].array() == iterates[1].array()).all());
 }
 
 TEST(EnergyMinimizer, ProximalMinimiserIsTheDriftImplicitStep) {
