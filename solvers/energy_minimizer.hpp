@@ -40,7 +40,8 @@ struct MinimizerProgress {
   Eigen::Index active = 0;     // active constraints (particles on a ball's wall, box coordinates)
   std::uint64_t force_evaluations = 0;
   std::uint64_t hessian_products = 0;
-  int linear_iterations = 0;  // Newton: conjugate-gradient iterations of this iteration
+  // Newton: conjugate-gradient iterations of this iteration; L-BFGS: the pairs in its memory
+  int linear_iterations = 0;
 };
 
 struct MinimizationResult {
