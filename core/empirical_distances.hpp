@@ -1,7 +1,7 @@
 #pragma once
 // Distances between the empirical measure of N particles, μ_N = (1/N) Σ_k δ_{x_k}, and the
-// piecewise-constant density ρ of a grid solver (cell averages on a Grid, docs/numerics.md §3). The grid
-// density is normalised to unit mass first, so both are probability measures.
+// piecewise-constant density ρ of a grid solver (cell averages on a Grid, docs/numerics.md §3). The
+// grid density is normalised to unit mass first, so both are probability measures.
 #include <Eigen/Dense>
 #include <vector>
 

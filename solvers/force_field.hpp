@@ -1,6 +1,7 @@
 #pragma once
-// The drift of Algorithm 1 (docs/model.md §1), F_k = ∇V(ω_k) + (λ/N) Σ_{l≠k} ∇W(ω_k − ω_l) = N ∇_{ω_k}
-// E_N, and the energy terms of E_N. Combines an external potential with an interaction sum.
+// The drift of Algorithm 1 (docs/model.md §1),
+//     F_k = ∇V(ω_k) + (λ/N) Σ_{l≠k} ∇W(ω_k − ω_l) = N ∇_{ω_k} E_N,
+// and the energy terms of E_N. Combines an external potential with an interaction sum.
 #include <Eigen/Dense>
 #include <memory>
 

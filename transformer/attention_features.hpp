@@ -1,8 +1,9 @@
 #pragma once
-// The positive feature maps of linear attention (docs/model.md §2; the kinds of physics/feature_maps.hpp,
-// whose per-point value types this batched float/double code is tested against), applied to a block
-// of tokens with one head's m particles ω_1..ω_m ∈ R^{d_head}. Inputs are scaled first, x ← s·x
-// with s = d_head^{-1/4}, so that φ(q)·φ(k) estimates exp(qᵀk/√d_head) for favor.
+// The positive feature maps of linear attention (docs/model.md §2; the kinds of
+// physics/feature_maps.hpp, whose per-point value types this batched float/double code is tested
+// against), applied to a block of tokens with one head's m particles ω_1..ω_m ∈ R^{d_head}. Inputs
+// are scaled first, x ← s·x with s = d_head^{-1/4}, so that φ(q)·φ(k) estimates exp(qᵀk/√d_head)
+// for favor.
 //   favor        φ_k(x) = exp(ω_kᵀx − |x|²/2 − c) + ε
 //   softplus     φ_k(x) = softplus(ω_kᵀx)
 //   softmaxfeat  φ_k(x) = exp(ω_kᵀx) / Σ_l exp(ω_lᵀx) + ε

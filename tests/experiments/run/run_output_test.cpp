@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "tests/command_runner.hpp"
 #include "io/h5md_reader.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {

@@ -2,12 +2,12 @@
 // in bit-identical particles (and grid density), for every integrator the runner uses.
 #include <gtest/gtest.h>
 
-#include "tests/command_runner.hpp"
 #include "experiments/run/particle_run.hpp"
 #include "experiments/run/run_restart.hpp"
 #include "experiments/run/side_by_side.hpp"
-#include "io/input_error.hpp"
 #include "io/h5md_reader.hpp"
+#include "io/input_error.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {

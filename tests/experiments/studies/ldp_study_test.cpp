@@ -7,8 +7,8 @@
 #include <fstream>
 #include <random>
 
-#include "tests/command_runner.hpp"
 #include "io/hdf5_table.hpp"
+#include "tests/command_runner.hpp"
 
 namespace cpm {
 namespace {
