@@ -34,10 +34,6 @@ Eigen::MatrixXd random_matrix(Eigen::Index n, Eigen::Index d, unsigned seed, dou
   return m;
 }
 
-double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a.array() * b.array()).sum();
-}
-
 TEST(DriftJacobian, ProductsMatchCentralDifferencesOfTheForces) {
   const std::vector<std::shared_ptr<const ExternalPotential>> potentials = {
       std::make_shared<QuadraticPotential>(1.5), std::make_shared<QuarticPotential>()};
@@ -85,7 +81,7 @@ TEST(DriftJacobian, ConstrainedOperatorIsSymmetricAndTangentialOnTheWall) {
   Eigen::MatrixXd au, av;
   jacobian.apply(u, au, 0.3);
   jacobian.apply(v, av, 0.3);
-  EXPECT_NEAR(dot(u, av), dot(v, au), 1e-10 * std::abs(dot(u, av)));
+  EXPECT_NEAR(frobenius_dot(u, av), frobenius_dot(v, au), 1e-10 * std::abs(frobenius_dot(u, av)));
   for (Eigen::Index k = 0; k < 30; ++k)
     if (jacobian.constraints().active(k)) {
       EXPECT_NEAR(av.row(k).dot(x.row(k)), 0.0, 1e-10);

@@ -13,6 +13,7 @@
 
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/drift_jacobian.hpp"
+#include "solvers/krylov.hpp"
 #include "tests/random_matrix.hpp"
 
 namespace cpm {
@@ -26,10 +27,6 @@ Eigen::MatrixXd random_points(Eigen::Index n, Eigen::Index d, unsigned seed, dou
   for (Eigen::Index k = 0; k < n; ++k)
     if (m.row(k).norm() > 0.9) m.row(k) *= 0.9 / m.row(k).norm();
   return m;
-}
-
-double dot(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a.array() * b.array()).sum();
 }
 
 // Particles of the disc of radius 0.9, a third of them moved onto the unit circle, where the
@@ -99,9 +96,9 @@ TEST(NearFieldPreconditioner, IsSymmetricPositiveDefiniteOnTheAllowedMotions) {
   Eigen::MatrixXd mu, mv;
   jacobian.precondition(u, mu, 0.0);
   jacobian.precondition(v, mv, 0.0);
-  EXPECT_NEAR(dot(u, mv), dot(v, mu), 1e-10 * std::abs(dot(u, mv)));
-  EXPECT_GT(dot(u, mu), 0.0);
-  EXPECT_GT(dot(v, mv), 0.0);
+  EXPECT_NEAR(frobenius_dot(u, mv), frobenius_dot(v, mu), 1e-10 * std::abs(frobenius_dot(u, mv)));
+  EXPECT_GT(frobenius_dot(u, mu), 0.0);
+  EXPECT_GT(frobenius_dot(v, mv), 0.0);
   for (Eigen::Index k = 0; k < 90; ++k)
     if (jacobian.constraints().active(k)) {
       EXPECT_NEAR(mv.row(k).dot(x.row(k)), 0.0, 1e-12 * mv.norm());
