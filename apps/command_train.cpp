@@ -1,11 +1,15 @@
 // `cpm train CONFIG.toml`, `cpm eval CONFIG.toml [--checkpoint FILE]` and
-// `cpm predict CHECKPOINT [--text TEXT]...`: the kernel-attention Transformer classifier.
+// `cpm predict CHECKPOINT [--text TEXT]...`: the kernel-attention Transformer classifier, and the
+// recall study when the configuration's [data] dataset is a recall task.
 #include <iostream>
 #include <memory>
 
 #include "apps/commands.hpp"
+#include "config/recall_config.hpp"
 #include "config/train_config.hpp"
 #include "experiments/attention/attention_training.hpp"
+#include "experiments/recall/recall_study.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm::app {
 
@@ -19,11 +23,16 @@ std::vector<Command> train_commands() {
   std::vector<Command> commands;
   commands.push_back(
       {"train",
-       "train a Transformer classifier (Phase A + Phase B)",
+       "train a Transformer classifier (Phase A + Phase B), or run a recall study",
        {value("config", &options->config, "TOML configuration file", true),
         flag("--overwrite", &options->train.overwrite,
              "replace results in an existing output folder")},
-       [options] { run_train_command(load_train_config(options->config), options->train); }});
+       [options] {
+         if (is_recall_config(read_text_file(options->config), options->config))
+           run_recall_study(load_recall_config(options->config), {options->train.overwrite, true});
+         else
+           run_train_command(load_train_config(options->config), options->train);
+       }});
   commands.push_back(
       {"eval",
        "evaluate a trained classifier on the configured data",

@@ -67,6 +67,9 @@ enum class RandomPurpose : std::uint64_t {
   word_swaps = random_detail::offset_code(4, 0x5A4B),
   validation_split = random_detail::offset_code(4, 0x7A1D),   // training rows held out
   label_permutation = random_detail::offset_code(4, 0x9E11),  // the permuted-label null
+  // learning/recall_tasks.hpp; replica: the split (0 train, 1 validation, 2 test).
+  associative_retrieval = random_detail::offset_code(4, 0xA55C),
+  mqar_sequences = random_detail::offset_code(4, 0x30A2),
 };
 
 // How many replica indices a purpose uses (the replica argument stays below it).
@@ -83,6 +86,9 @@ constexpr std::uint64_t replica_count(RandomPurpose purpose) {
       return 2;
     case RandomPurpose::synthetic_data:
       return 4;
+    case RandomPurpose::associative_retrieval:
+    case RandomPurpose::mqar_sequences:
+      return 3;
     case RandomPurpose::alignment_batches:
     case RandomPurpose::test_inputs:  // tests vary the seed
     case RandomPurpose::sliced_directions:

@@ -50,17 +50,45 @@ Eigen::MatrixXd SoftmaxFeature::gradient(const Eigen::VectorXd& x, const Eigen::
   return g;
 }
 
+namespace {
+
+// Every kind's name, in FeatureMapKind order.
+const std::vector<std::string>& all_feature_map_names() {
+  static const std::vector<std::string> names = {"rff", "favor", "porf-softplus", "softmaxfeat",
+                                                 "elu", "dpfp",  "hedgehog"};
+  return names;
+}
+
+// The error for the kinds FeatureMap has no form of.
+std::invalid_argument attention_only(FeatureMapKind kind) {
+  const std::string only =
+      "a linear-attention feature map only (transformer/attention_features.hpp)";
+  if (kind == FeatureMapKind::hedgehog)
+    return std::invalid_argument("hedgehog is " + only + ": FeatureMap has no form of it");
+  return std::invalid_argument(feature_map_name(kind) + " has no particles: it is " + only +
+                               ", not a map φ(x; ω) of FeatureMap");
+}
+
+}  // namespace
+
 const std::vector<std::string>& feature_map_names() {
-  static const std::vector<std::string> names = {"rff", "favor", "porf-softplus", "softmaxfeat"};
+  static const std::vector<std::string> names(all_feature_map_names().begin(),
+                                              all_feature_map_names().begin() + 4);
+  return names;
+}
+
+const std::vector<std::string>& attention_feature_map_names() {
+  static const std::vector<std::string> names(all_feature_map_names().begin() + 1,
+                                              all_feature_map_names().end());
   return names;
 }
 
 std::string feature_map_name(FeatureMapKind kind) {
-  return feature_map_names()[static_cast<std::size_t>(kind)];
+  return all_feature_map_names()[static_cast<std::size_t>(kind)];
 }
 
 FeatureMapKind feature_map_kind(const std::string& name) {
-  const auto& names = feature_map_names();
+  const auto& names = all_feature_map_names();
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<FeatureMapKind>(i);
   std::string list;
@@ -69,7 +97,11 @@ FeatureMapKind feature_map_kind(const std::string& name) {
 }
 
 FeatureMap::FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases)
-    : kind_(kind), phases_(std::move(phases)) {}
+    : kind_(kind), phases_(std::move(phases)) {
+  if (kind == FeatureMapKind::elu || kind == FeatureMapKind::dpfp ||
+      kind == FeatureMapKind::hedgehog)
+    throw attention_only(kind);
+}
 
 FeatureMap FeatureMap::rff_pairs() {
   FeatureMap map(FeatureMapKind::rff);
@@ -180,6 +212,10 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
       phi.array().colwise() /= row_sum.array();
       break;
     }
+    case FeatureMapKind::elu:
+    case FeatureMapKind::dpfp:
+    case FeatureMapKind::hedgehog:
+      throw attention_only(kind_);
   }
 }
 
@@ -228,6 +264,10 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
         work.array() *= phi.array();
         break;
       }
+      case FeatureMapKind::elu:
+      case FeatureMapKind::dpfp:
+      case FeatureMapKind::hedgehog:
+        throw attention_only(kind_);
     }
   }
   // Z = X Ωᵀ  →  dΩ = dZᵀ X,  dX = dZ Ω

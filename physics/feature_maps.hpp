@@ -90,10 +90,16 @@ struct SoftmaxFeature {
                            Eigen::Index k) const;
 };
 
-enum class FeatureMapKind { rff, favor, porf_softplus, softmaxfeat };
+// rff .. softmaxfeat are the maps φ(x; ω) of FeatureMap below; elu, dpfp and hedgehog exist only
+// as linear-attention features (transformer/attention_features.hpp): FeatureMap refuses them.
+enum class FeatureMapKind { rff, favor, porf_softplus, softmaxfeat, elu, dpfp, hedgehog };
 
-// The configuration names: "rff", "favor", "porf-softplus", "softmaxfeat".
+// The configuration names of FeatureMap's maps: "rff", "favor", "porf-softplus", "softmaxfeat".
 const std::vector<std::string>& feature_map_names();
+// The names of the maps linear attention accepts: "favor", "porf-softplus", "softmaxfeat", "elu",
+// "dpfp", "hedgehog".
+const std::vector<std::string>& attention_feature_map_names();
+// Names of every kind, those of both lists above.
 std::string feature_map_name(FeatureMapKind kind);
 // Throws std::invalid_argument listing the known names.
 FeatureMapKind feature_map_kind(const std::string& name);
@@ -104,7 +110,8 @@ FeatureMapKind feature_map_kind(const std::string& name);
 // (n, 2N), column k the cosine and column N + k the sine of particle k; no phases.
 class FeatureMap {
  public:
-  // phases: one per particle, used by rff only (may be empty for the other maps).
+  // phases: one per particle, used by rff only (may be empty for the other maps). Throws
+  // std::invalid_argument for elu, dpfp and hedgehog.
   FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases = {});
   // The phase-free cos/sin pairs.
   static FeatureMap rff_pairs();

@@ -13,10 +13,14 @@ double cross_entropy_forward(T* probs, const T* logits, const int* labels, int b
   for (int b = 0; b < batch; ++b) {
     const T* z = logits + static_cast<std::ptrdiff_t>(b) * classes;
     T* p = probs + static_cast<std::ptrdiff_t>(b) * classes;
-    const double shift = *std::max_element(z, z + classes);  // constant: softmax is shift-invariant
+    const T shift = *std::max_element(z, z + classes);  // constant: softmax is shift-invariant
     double total = 0.0;
-    for (int k = 0; k < classes; ++k) total += std::exp(z[k] - shift);
-    for (int k = 0; k < classes; ++k) p[k] = static_cast<T>(std::exp(z[k] - shift) / total);
+    for (int k = 0; k < classes; ++k) {  // one exponential per class, in T, summed in double
+      p[k] = std::exp(z[k] - shift);
+      total += p[k];
+    }
+    const T inverse = static_cast<T>(1.0 / total);
+    for (int k = 0; k < classes; ++k) p[k] *= inverse;
     if (labels) loss -= (z[labels[b]] - shift) - std::log(total);
   }
   return loss / batch;

@@ -1,14 +1,17 @@
 #pragma once
 // Linear (kernel) attention for every head of a batch (docs/model.md §2):
 //   out_i = φ(q_i)ᵀ (Σ_{j<len} φ(k_j) v_jᵀ) / (φ(q_i)ᵀ Σ_{j<len} φ(k_j) + δ)
-// Cost O(L · m · d_head) per head; no L × L matrix is formed. Keys at padding positions (j ≥ len)
-// are left out of both sums. The sums over the sequence (KV and z) are accumulated in double.
+// Cost O(L · m · d_head) per head, m = D_φ the rows of φ; no L × L matrix is formed. Keys at
+// padding positions (j ≥ len) are left out of both sums. The sums over the sequence (KV and z) are
+// accumulated in double.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "transformer/attention_features.hpp"
 #include "transformer/attention_layout.hpp"
+#include "transformer/particle_gradient.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
@@ -35,11 +38,11 @@ struct LinearAttentionCache {
 
 // Per-thread scratch of the linear attention, in elements of T.
 inline std::size_t linear_attention_scratch(int m, int length, int head_size) {
-  return 2 * std::size_t(m) * length + std::size_t(head_size) * length +
-         4 * std::size_t(m) * head_size;
+  return per_thread_block(2 * std::size_t(m) * length + std::size_t(head_size) * length +
+                          4 * std::size_t(m) * head_size);
 }
 inline std::size_t linear_attention_scratch_double(int m, int head_size) {
-  return std::size_t(m) * (head_size + 1);
+  return per_thread_block(std::size_t(m) * (head_size + 1));
 }
 
 // a (m, d) += Σ_{j<n} x_j y_jᵀ in double, from float products over chunks of kSequenceChunk.
@@ -55,20 +58,23 @@ void add_outer_products(Eigen::Map<Matrix<double>>& a,
   }
 }
 
-// out (C, N); qkv (qkv_rows, N); omega: H blocks of (m, d_head) row-major particles for this layer;
-// lengths (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements.
+// out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
+// d_head) row-major particles for this layer (none for elu and dpfp: omega may be null); lengths
+// (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements. Throws
+// std::invalid_argument when m is no D_φ of the map.
 template <class T>
 void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, const T* qkv,
                               const T* omega, const int* lengths, const AttentionLayout& a,
                               const FeatureMapSpec& spec, int m, T* scratch, double*) {
   const int L = a.length, hs = a.head_size;
+  const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
   const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
-    const T* om = omega + static_cast<std::ptrdiff_t>(h) * m * hs;
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
     const auto q = a.block(qkv, b, h, 0);
     const auto k = a.block(qkv, b, h, a.k_offset());
     const auto v = a.block(qkv, b, h, a.v_offset());
@@ -106,13 +112,20 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
 //   out_i = n_i / den_i:  dn_i = dout_i / den_i,  dden_i = −dout_i·out_i / den_i
 //   n_i = KVᵀ φq_i:       dφq_i = KV dn_i + z dden_i,   dKV = Σ_i φq_i dn_iᵀ,   dz = Σ_i φq_i
 //   dden_i KV = Σ_j φk_j v_jᵀ:   dφk_j = dKV v_j + dz,        dv_j = dKVᵀ φk_j        (j < len)
+// A non-null domega (laid out as omega) accumulates ∂ℓ/∂Ω += Σ_b ∂ℓ_b/∂Ω: each
+// (sequence, head) writes its own block, summed over the sequences in a fixed order afterwards,
+// so the result does not depend on the thread count.
 template <class T>
 void linear_attention_backward(T* dqkv, const T* dout, const T* out,
                                const LinearAttentionCache<T>& cache, const T* qkv, const T* omega,
                                const int* lengths, const AttentionLayout& a,
                                const FeatureMapSpec& spec, int m, T* scratch,
-                               double* scratch_double) {
+                               double* scratch_double, T* domega = nullptr) {
   const int L = a.length, hs = a.head_size;
+  const int rows = particle_rows(spec, m, hs);
+  const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(rows) * hs;
+  T* partial =
+      domega ? particle_gradient_partials<T>(std::size_t(a.batch) * a.heads * block) : nullptr;
   const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = linear_attention_scratch_double(m, hs);
@@ -122,7 +135,8 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
     const int thread = omp_thread();
     T* work = scratch + per_thread * static_cast<std::size_t>(thread);
     double* work_double = scratch_double + per_thread_double * static_cast<std::size_t>(thread);
-    const T* om = omega + static_cast<std::ptrdiff_t>(h) * m * hs;
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
+    T* dom = domega ? partial + bh * block : nullptr;
     const auto q = a.block(qkv, b, h, 0);
     const auto k = a.block(qkv, b, h, a.k_offset());
     const auto v = a.block(qkv, b, h, a.v_offset());
@@ -150,7 +164,7 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
     add_outer_products<T>(dkv, fq, dn, chunk.data());  // Σ_i φq_i dn_iᵀ
     dz.setZero();
     for (int i = 0; i < L; ++i) {
-      const T dden = -d_o.col(i).dot(o.col(i)) * inv[i];  // dden_i = −dout_i·out_i / den_i
+      const T dden = -ordered_dot(d_o.col(i), o.col(i)) * inv[i];  // dden_i = −dout_i·out_i / den_i
       for (int r = 0; r < m; ++r) dfq(r, i) += static_cast<T>(z[r]) * dden;
       dz += (static_cast<double>(dden) * fq.col(i).template cast<double>());
     }
@@ -161,13 +175,14 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
     auto dv_len = dv.leftCols(len);
     dv_len.noalias() += dkv_t.transpose() * fk.leftCols(len);  // dKVᵀ φk_j (d_head, len)
 
-    feature_map_backward(spec, dq, dfq.data(), fq.data(), q, om, m, scale);
+    feature_map_backward(spec, dq, dfq.data(), fq.data(), q, om, m, scale, dom);
     StridedMap<T> dk(dqkv + a.column(b) * a.qkv_rows() + a.k_offset() + h * hs, hs, len,
                      Eigen::OuterStride<>(a.qkv_rows()));
     feature_map_backward(spec, dk, dfk.data(), fk.data(),
                          ConstStridedMap<T>(k.data(), hs, len, Eigen::OuterStride<>(a.qkv_rows())),
-                         om, m, scale);
+                         om, m, scale, dom);
   }
+  if (domega) add_particle_gradient_partials(domega, partial, a.batch, a.heads, block);
 }
 
 }  // namespace cpm

@@ -18,7 +18,7 @@ struct ModelShape {
   int d_model = 64;
   int heads = 4;
   int layers = 2;
-  int d_ff = 128;
+  int d_ff = 128;  // 0: no feed-forward block (the decoder only)
   int classes = 2;
   int features = 64;  // m, particles per head (linear attention)
   AttentionKind attention = AttentionKind::linear;
@@ -34,7 +34,7 @@ struct ModelShape {
       if (!ok) throw std::invalid_argument(what);
     };
     need(vocabulary >= 2, "vocabulary must hold at least the padding and unknown tokens");
-    need(max_length >= 1 && d_model >= 1 && heads >= 1 && layers >= 1 && d_ff >= 1,
+    need(max_length >= 1 && d_model >= 1 && heads >= 1 && layers >= 1 && d_ff >= 0,
          "model sizes must be positive");
     need(d_model % heads == 0, "d_model = " + std::to_string(d_model) +
                                    " is not divisible by heads = " + std::to_string(heads));

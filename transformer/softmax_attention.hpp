@@ -3,7 +3,9 @@
 //   out_i = Σ_{j<len} p_ij v_j,   p_ij = exp(s_ij − lse_i),   s_ij = q_iᵀk_j / √d_head.
 // Queries are processed in blocks of kQueryBlock rows; only a (block × L) tile of scores exists at
 // a time, and the backward pass recomputes it from the stored log-sum-exp (as FlashAttention), so
-// memory stays O(L) per head. Keys at padding positions are excluded.
+// memory stays O(L) per head. Keys at padding positions are excluded. With `causal` (decoder
+// attention) query i sees only the keys j ≤ i: a query block starting at i0 reads the keys
+// [0, i0 + rows), and within it the entries j > i are excluded.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,13 +19,18 @@ inline constexpr int kQueryBlock = 64;
 
 // Per-thread scratch of the softmax attention, in elements of T.
 inline std::size_t softmax_attention_scratch(int length) {
-  return 2 * std::size_t(kQueryBlock) * length + 2 * kQueryBlock;
+  return per_thread_block(2 * std::size_t(kQueryBlock) * length + 2 * kQueryBlock);
+}
+
+// How many keys query i attends to: j < len, and j ≤ i if causal.
+inline int attended_keys(int len, int i, bool causal) {
+  return causal ? std::min(len, i + 1) : len;
 }
 
 // out (C, N); lse (B·H·L) log-sum-exp of each query row.
 template <class T>
 void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
-                               const AttentionLayout& a, T* scratch) {
+                               const AttentionLayout& a, T* scratch, bool causal = false) {
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(L);
@@ -32,22 +39,27 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
     const auto q = a.block(qkv, b, h, 0);
-    const auto k = a.block(qkv, b, h, a.k_offset()).leftCols(len);
-    const auto v = a.block(qkv, b, h, a.v_offset()).leftCols(len);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
     auto o = a.output(out, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0);
-      MatrixMap<T> s(work, rows, len);
-      s.noalias() = scale * (q.middleCols(i0, rows).transpose() * k);  // (rows, len)
+      const int keys = attended_keys(len, i0 + rows - 1, causal);
+      MatrixMap<T> s(work, rows, keys);
+      s.noalias() =
+          scale * (q.middleCols(i0, rows).transpose() * k.leftCols(keys));  // (rows, keys)
       for (int r = 0; r < rows; ++r) {
-        const T shift = s.row(r).maxCoeff();  // constant in backward: softmax is shift-invariant
-        s.row(r).array() = (s.row(r).array() - shift).exp();
+        const int n = attended_keys(len, i0 + r, causal);
+        auto row = s.row(r).head(n);
+        const T shift = row.maxCoeff();  // constant in backward: softmax is shift-invariant
+        row.array() = (row.array() - shift).exp();
         double total = 0.0;
-        for (int j = 0; j < len; ++j) total += s(r, j);
-        s.row(r) /= static_cast<T>(total);
+        for (int j = 0; j < n; ++j) total += s(r, j);
+        row /= static_cast<T>(total);
+        s.row(r).tail(keys - n).setZero();
         lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = static_cast<T>(shift + std::log(total));
       }
-      o.middleCols(i0, rows).noalias() = v * s.transpose();  // (d_head, len)(len, rows)
+      o.middleCols(i0, rows).noalias() = v.leftCols(keys) * s.transpose();  // (d_head, rows)
     }
   }
 }
@@ -57,7 +69,8 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
 //   dq_i += Σ_j ds_ij k_j / √d,  dk_j += Σ_i ds_ij q_i / √d.
 template <class T>
 void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* lse, const T* qkv,
-                                const int* lengths, const AttentionLayout& a, T* scratch) {
+                                const int* lengths, const AttentionLayout& a, T* scratch,
+                                bool causal = false) {
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(L);
@@ -66,29 +79,37 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
     const auto q = a.block(qkv, b, h, 0);
-    const auto k = a.block(qkv, b, h, a.k_offset()).leftCols(len);
-    const auto v = a.block(qkv, b, h, a.v_offset()).leftCols(len);
+    const auto k_all = a.block(qkv, b, h, a.k_offset());
+    const auto v_all = a.block(qkv, b, h, a.v_offset());
     auto dq = a.block(dqkv, b, h, 0);
-    auto dk = a.block(dqkv, b, h, a.k_offset()).leftCols(len);
-    auto dv = a.block(dqkv, b, h, a.v_offset()).leftCols(len);
+    auto dk_all = a.block(dqkv, b, h, a.k_offset());
+    auto dv_all = a.block(dqkv, b, h, a.v_offset());
     const auto o = a.output(out, b, h);
     const auto d_o = a.output(dout, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0);
-      MatrixMap<T> p(work, rows, len), ds(work + std::size_t(rows) * len, rows, len);
-      p.noalias() = scale * (q.middleCols(i0, rows).transpose() * k);  // recompute s (rows, len)
-      for (int r = 0; r < rows; ++r)
-        p.row(r).array() =
-            (p.row(r).array() - lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]).exp();
-      dv.noalias() += d_o.middleCols(i0, rows) * p;             // (d_head, rows)(rows, len)
-      ds.noalias() = d_o.middleCols(i0, rows).transpose() * v;  // dp (rows, len)
+      const int keys = attended_keys(len, i0 + rows - 1, causal);
+      const auto k = k_all.leftCols(keys);
+      const auto v = v_all.leftCols(keys);
+      auto dk = dk_all.leftCols(keys);
+      auto dv = dv_all.leftCols(keys);
+      MatrixMap<T> p(work, rows, keys), ds(work + std::size_t(rows) * keys, rows, keys);
+      p.noalias() = scale * (q.middleCols(i0, rows).transpose() * k);  // recompute s (rows, keys)
       for (int r = 0; r < rows; ++r) {
-        const T d = d_o.col(i0 + r).dot(o.col(i0 + r));
-        ds.row(r).array() = p.row(r).array() * (ds.row(r).array() - d);
+        const int n = attended_keys(len, i0 + r, causal);
+        p.row(r).head(n).array() =
+            (p.row(r).head(n).array() - lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]).exp();
+        p.row(r).tail(keys - n).setZero();
+      }
+      dv.noalias() += d_o.middleCols(i0, rows) * p;             // (d_head, rows)(rows, keys)
+      ds.noalias() = d_o.middleCols(i0, rows).transpose() * v;  // dp (rows, keys)
+      for (int r = 0; r < rows; ++r) {
+        const T d = ordered_dot(d_o.col(i0 + r), o.col(i0 + r));
+        ds.row(r).array() = p.row(r).array() * (ds.row(r).array() - d);  // 0 where p is 0
       }
       dq.middleCols(i0, rows).noalias() +=
-          scale * (k * ds.transpose());                       // (d_head, len)(len, rows)
-      dk.noalias() += scale * (q.middleCols(i0, rows) * ds);  // (d_head, rows)(rows, len)
+          scale * (k * ds.transpose());                       // (d_head, keys)(keys, rows)
+      dk.noalias() += scale * (q.middleCols(i0, rows) * ds);  // (d_head, rows)(rows, keys)
     }
   }
 }

@@ -28,6 +28,22 @@ using StridedMap = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
 template <class T>
 using ConstStridedMap = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
 
+// Σ_i x_i and Σ_i x_i y_i in index order. Eigen's vectorised reductions start at the first aligned
+// element, so their order of summation, and so their last bit, would depend on where a buffer
+// happens to lie in memory (and with it on the allocation pattern, e.g. of per-thread scratch).
+template <class V>
+typename V::Scalar ordered_sum(const V& x) {
+  typename V::Scalar s(0);
+  for (Eigen::Index i = 0; i < x.size(); ++i) s += x[i];
+  return s;
+}
+template <class V, class W>
+typename V::Scalar ordered_dot(const V& x, const W& y) {
+  typename V::Scalar s(0);
+  for (Eigen::Index i = 0; i < x.size(); ++i) s += x[i] * y[i];
+  return s;
+}
+
 // sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double (blocks of 16 channels,
 // tokens inner, so memory is read in order).
 template <class T>

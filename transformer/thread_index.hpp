@@ -2,6 +2,8 @@
 // The OpenMP thread number, for indexing per-thread scratch blocks sized by max_threads().
 #include <omp.h>
 
+#include <cstddef>
+
 namespace cpm {
 
 inline int omp_thread() {
@@ -9,6 +11,13 @@ inline int omp_thread() {
 }
 inline int max_threads() {
   return omp_get_max_threads();
+}
+
+// The size of one thread's scratch block rounded up to 16 elements, so that every thread's block
+// starts at the same alignment: Eigen's vectorised kernels peel unaligned heads, which changes the
+// order of their sums, and results must not depend on which thread ran an item.
+inline std::size_t per_thread_block(std::size_t elements) {
+  return (elements + 15) / 16 * 16;
 }
 
 }  // namespace cpm

@@ -38,6 +38,11 @@ TransformerClassifier<T>::TransformerClassifier(const ModelShape& shape, int max
                                                 int max_length)
     : shape_(shape), max_batch_(max_batch), max_length_(max_length) {
   shape_.validate();
+  if (shape.d_ff < 1) throw std::invalid_argument("the classifier needs d_ff ≥ 1");
+  if (shape.attention == AttentionKind::linear &&
+      particle_rows(shape.feature_map, shape.features, shape.head_size()) != shape.features)
+    throw std::invalid_argument("the classifier keeps one particle per feature: " +
+                                feature_map_name(shape.feature_map.kind) + " is not supported");
   if (max_batch < 1 || max_length < 1 || max_length > shape.max_length)
     throw std::invalid_argument("batch buffers need 1 ≤ max_length ≤ the model's max_length");
   const int C = shape.d_model, F = shape.d_ff, R = (shape.qk_tied ? 2 : 3) * C;

@@ -5,10 +5,12 @@
 #include <string>
 
 #include "config/kernel_config.hpp"
+#include "config/recall_config.hpp"
 #include "config/run_config.hpp"
 #include "config/study_config.hpp"
 #include "config/train_config.hpp"
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm {
 namespace {
@@ -18,7 +20,9 @@ bool starts_with(const std::string& name, const std::string& prefix) {
 }
 
 void load_for_its_command(const std::string& path, const std::string& name) {
-  if (starts_with(name, "kernel_"))
+  if (is_recall_config(read_text_file(path), path))  // `cpm train` on a recall task
+    load_recall_config(path);
+  else if (starts_with(name, "kernel_"))
     load_kernel_config(path);
   else if (starts_with(name, "train_"))
     load_train_config(path);

@@ -135,6 +135,9 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
     case FeatureMapKind::porf_softplus:
       return std::log1p(std::exp(dot(k)));
     case FeatureMapKind::rff:
+    case FeatureMapKind::elu:  // tested in feature_maps_extra_test.cpp
+    case FeatureMapKind::dpfp:
+    case FeatureMapKind::hedgehog:
       return 0.0;
     case FeatureMapKind::softmaxfeat: {
       double total = 0.0;

@@ -1,0 +1,215 @@
+#include "config/recall_config.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "config/toml_reader.hpp"
+#include "learning/recall_tasks.hpp"
+#include "transformer/attention_features.hpp"
+
+namespace cpm {
+
+RecallVariant parse_recall_variant(const std::string& name) {
+  RecallVariant v;
+  v.name = name;
+  if (name == "softmax" || name == "uniform") {
+    v.attention = name == "softmax" ? AttentionKind::softmax : AttentionKind::uniform;
+    return v;
+  }
+  if (name == "elu") {
+    v.map.kind = FeatureMapKind::elu;
+    return v;
+  }
+  if (name == "hedgehog") {
+    v.map.kind = FeatureMapKind::hedgehog;
+    v.particles = v.trainable = true;
+    return v;
+  }
+  for (int nu = 1; nu <= 3; ++nu)
+    if (name == "dpfp" + std::to_string(nu)) {
+      v.map.kind = FeatureMapKind::dpfp;
+      v.map.dpfp_nu = nu;
+      return v;
+    }
+  for (const std::string how : {"vanilla-", "redraw-", "trainable-"}) {
+    if (name.rfind(how, 0) != 0) continue;
+    const std::string map = name.substr(how.size());
+    for (FeatureMapKind kind :
+         {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat})
+      if (feature_map_name(kind) == map) {
+        v.map.kind = kind;
+        v.particles = true;
+        v.redraw = how == "redraw-";
+        v.trainable = how == "trainable-";
+        return v;
+      }
+  }
+  throw std::invalid_argument(
+      "unknown arm '" + name +
+      "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, or vanilla-<map>, redraw-<map>, "
+      "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat)");
+}
+
+namespace {
+
+int positive(TomlReader& r, const std::string& key, int fallback) {
+  const auto v = r.integer(key, fallback);
+  require(r, v >= 1, key, "must be at least 1");
+  return static_cast<int>(v);
+}
+
+int at_least_zero(TomlReader& r, const std::string& key, int fallback) {
+  const auto v = r.integer(key, fallback);
+  require(r, v >= 0, key, "must be at least 0");
+  return static_cast<int>(v);
+}
+
+std::vector<int> positive_list(TomlReader& r, const std::string& key,
+                               const std::vector<int>& fallback) {
+  std::vector<double> given = r.numbers(key, std::vector<double>(fallback.begin(), fallback.end()));
+  std::vector<int> out;
+  for (double x : given) {
+    require(r, x >= 1 && x == std::floor(x) && x < 1e9, key, "must hold positive integers");
+    out.push_back(static_cast<int>(x));
+  }
+  require(r, !out.empty(), key, "needs at least one entry");
+  return out;
+}
+
+void read_data(TomlReader r, RecallTaskConfig& t) {
+  t.dataset = r.choice("dataset", {"associative_retrieval", "mqar"});
+  const bool mqar = t.dataset == "mqar";
+  t.pairs = positive_list(r, "pairs", mqar ? std::vector<int>{4, 8} : t.pairs);
+  if (mqar) {
+    t.lengths = positive_list(r, "lengths", {64, 128});
+    require(r, t.lengths.size() == t.pairs.size(), "lengths",
+            "needs one entry per entry of pairs (" + std::to_string(t.pairs.size()) + ")");
+    t.vocabulary = positive(r, "vocabulary", t.vocabulary);
+    t.alpha = r.number("alpha", t.alpha);
+    t.random_non_queries = r.boolean("random_non_queries", t.random_non_queries);
+    for (std::size_t i = 0; i < t.pairs.size(); ++i) {
+      try {
+        validate(MqarSpec{t.vocabulary, t.lengths[i], t.pairs[i], t.alpha, t.random_non_queries});
+      } catch (const std::invalid_argument& e) {
+        r.fail("pairs", e.what());
+      }
+    }
+  } else {
+    t.key_symbols = at_least_zero(r, "key_symbols", 0);
+    t.value_symbols = at_least_zero(r, "value_symbols", 0);
+    t.embedding = at_least_zero(r, "embedding", 0);
+    for (int s : t.pairs) {
+      try {
+        validate(AssociativeRetrievalSpec{s, t.key_symbols, t.value_symbols});
+      } catch (const std::invalid_argument& e) {
+        r.fail("pairs", e.what());
+      }
+    }
+  }
+  t.train_examples = positive(r, "train_examples", t.train_examples);
+  t.validation_examples = positive(r, "validation_examples", t.validation_examples);
+  t.test_examples = positive(r, "test_examples", t.test_examples);
+  r.finish();
+}
+
+void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
+  m.d_model = positive(r, "d_model", m.d_model);
+  if (mqar) {
+    m.heads = positive(r, "heads", m.heads);
+    require(r, m.d_model % m.heads == 0, "heads",
+            "d_model = " + std::to_string(m.d_model) +
+                " is not divisible by heads = " + std::to_string(m.heads));
+    m.layers = positive(r, "layers", m.layers);
+    m.d_ff = at_least_zero(r, "d_ff", m.d_ff);
+    m.qk_tied = r.boolean("qk_tied", m.qk_tied);
+  }
+  m.features = positive_list(r, "features", m.features);
+  m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
+  require(r, m.feature_epsilon >= 0.0 && m.feature_epsilon < 1.0, "feature_epsilon",
+          "must lie in [0, 1)");
+  m.particle_init = r.choice("particle_init", {"orthogonal", "gaussian"}, m.particle_init);
+  m.antithetic = r.boolean("antithetic", m.antithetic);
+  if (m.antithetic)
+    for (int f : m.features)
+      require(r, f % 2 == 0, "features", "must be even with antithetic particles (± pairs)");
+  r.finish();
+}
+
+void read_training(TomlReader r, RecallTrainingConfig& t) {
+  t.steps = positive(r, "steps", t.steps);
+  t.batch_size = positive(r, "batch_size", t.batch_size);
+  t.learning_rate = r.number("learning_rate", t.learning_rate);
+  require(r, t.learning_rate > 0.0 && std::isfinite(t.learning_rate), "learning_rate",
+          "must be a positive number");
+  t.warmup_steps = at_least_zero(r, "warmup_steps", t.warmup_steps);
+  t.min_learning_rate_ratio = r.number("min_learning_rate_ratio", t.min_learning_rate_ratio);
+  require(r, t.min_learning_rate_ratio >= 0.0 && t.min_learning_rate_ratio <= 1.0,
+          "min_learning_rate_ratio", "must lie in [0, 1]");
+  t.weight_decay = r.number("weight_decay", t.weight_decay);
+  require(r, t.weight_decay >= 0.0, "weight_decay", "must be ≥ 0");
+  t.clip_norm = r.number("clip_norm", t.clip_norm);
+  require(r, t.clip_norm >= 0.0, "clip_norm", "must be ≥ 0 (0: no clipping)");
+  t.eval_every = positive(r, "eval_every", t.eval_every);
+  r.finish();
+}
+
+}  // namespace
+
+bool is_recall_config(const std::string& toml_text, const std::string& source) {
+  try {
+    const toml::table parsed = toml::parse(toml_text, source);
+    const auto dataset = parsed["data"]["dataset"].value<std::string>();
+    return dataset && (*dataset == "associative_retrieval" || *dataset == "mqar");
+  } catch (const toml::parse_error&) {
+    return false;  // the ordinary reader reports the syntax error
+  }
+}
+
+RecallConfig parse_recall_config(const std::string& toml_text, const std::string& source) {
+  TomlReader root = TomlReader::parse(toml_text, source);
+  RecallConfig c;
+  c.source = source;
+  read_data(root.table("data"), c.task);
+  read_model(root.table("model"), c.model, c.task.dataset == "mqar");
+  read_training(root.table("training"), c.training);
+  {
+    TomlReader e = root.table("experiment");
+    c.variants = e.strings("variants", c.variants);
+    require(e, !c.variants.empty(), "variants", "needs at least one arm");
+    const int head_size =
+        c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model;
+    for (const auto& v : c.variants) {
+      try {
+        const RecallVariant arm = parse_recall_variant(v);
+        if (arm.particles)  // D_φ must suit the map (hedgehog: an even D_φ)
+          for (int f : c.model.features) particle_rows(arm.map, f, head_size);
+        else if (arm.attention == AttentionKind::linear)
+          particle_rows(arm.map, feature_dimension(arm.map, 0, head_size), head_size);
+      } catch (const std::invalid_argument& err) {
+        e.fail("variants", v + ": " + err.what());
+      }
+    }
+    const auto seeds = e.numbers("seeds", std::vector<double>{1, 2, 3});
+    c.seeds.clear();
+    for (double s : seeds) {
+      require(e, s >= 0 && s == std::floor(s) && s < 1e15, "seeds",
+              "must be non-negative integers");
+      c.seeds.push_back(static_cast<std::uint64_t>(s));
+    }
+    require(e, !c.seeds.empty(), "seeds", "needs at least one seed");
+    e.finish();
+  }
+  {
+    TomlReader o = root.table("output");
+    c.output_directory = o.string("directory", c.output_directory);
+    o.finish();
+  }
+  root.finish();
+  return c;
+}
+
+RecallConfig load_recall_config(const std::string& path) {
+  return parse_recall_config(read_text_file(path), path);
+}
+
+}  // namespace cpm

@@ -1,0 +1,459 @@
+// The attention feature maps elu + 1, dpfp and hedgehog: values against per-point formulas, the
+// x-backward against finite differences; the particle gradient of every particle map against
+// finite differences, alone and through linear attention; linear attention with the new maps
+// against the explicit normalised kernel attention.
+//
+// GCC 12 with AVX-512 emits Eigen's double-precision packet exp (pexp_double) out of line in this
+// file and then reports the _mm512_undefined_pd() operands of its min/max intrinsics as
+// uninitialised: a false positive of the intrinsics headers, silenced for this file alone.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/transformer/finite_difference.hpp"
+#include "transformer/linear_attention.hpp"
+#include "transformer/thread_index.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::expect_gradient;
+using testing::random_vector;
+using testing::weighted_sum;
+
+// φ(s x) of one point, written out from the definitions (no shifts; torch.roll for dpfp).
+std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector<double>& x,
+                                   const double* omega, int particles, double s) {
+  const int d = static_cast<int>(x.size());
+  std::vector<double> y(d), phi;
+  for (int a = 0; a < d; ++a) y[a] = s * x[a];
+  auto u = [&](int k) {  // ω_kᵀ y
+    double t = 0.0;
+    for (int a = 0; a < d; ++a) t += omega[k * d + a] * y[a];
+    return t;
+  };
+  switch (spec.kind) {
+    case FeatureMapKind::elu:
+      for (double v : y) phi.push_back((v > 0 ? v : std::expm1(v)) + 1.0);
+      break;
+    case FeatureMapKind::dpfp: {
+      std::vector<double> r(2 * d);
+      for (int a = 0; a < d; ++a) {
+        r[a] = std::max(y[a], 0.0);
+        r[d + a] = std::max(-y[a], 0.0);
+      }
+      for (int i = 1; i <= spec.dpfp_nu; ++i) {
+        std::vector<double> rolled(2 * d);  // torch.roll(r, i): entry j moves to j + i
+        for (int j = 0; j < 2 * d; ++j) rolled[(j + i) % (2 * d)] = r[j];
+        for (int j = 0; j < 2 * d; ++j) phi.push_back(r[j] * rolled[j] + spec.epsilon);
+      }
+      break;
+    }
+    case FeatureMapKind::hedgehog:
+      for (double sign : {1.0, -1.0}) {
+        double total = 0.0;
+        for (int k = 0; k < particles; ++k) total += std::exp(sign * u(k));
+        for (int k = 0; k < particles; ++k)
+          phi.push_back(std::exp(sign * u(k)) / total + spec.epsilon);
+      }
+      break;
+    case FeatureMapKind::favor: {
+      double norm2 = 0.0;
+      for (double v : y) norm2 += v * v;
+      for (int k = 0; k < particles; ++k) phi.push_back(std::exp(u(k) - norm2 / 2));
+      break;
+    }
+    case FeatureMapKind::porf_softplus:
+      for (int k = 0; k < particles; ++k) phi.push_back(std::log1p(std::exp(u(k))));
+      break;
+    case FeatureMapKind::softmaxfeat: {
+      double total = 0.0;
+      for (int k = 0; k < particles; ++k) total += std::exp(u(k));
+      for (int k = 0; k < particles; ++k) phi.push_back(std::exp(u(k)) / total + spec.epsilon);
+      break;
+    }
+    case FeatureMapKind::rff:
+      break;
+  }
+  return phi;
+}
+
+// A map with its sizes for a head of size hs: r particles (if any) and D_φ rows.
+struct MapCase {
+  FeatureMapSpec spec;
+  int particles;  // r for the particle maps; ignored by elu and dpfp
+  std::string name() const {
+    return feature_map_name(spec.kind) +
+           (spec.kind == FeatureMapKind::dpfp ? std::to_string(spec.dpfp_nu) : "");
+  }
+  int dimension(int hs) const { return feature_dimension(spec, particles, hs); }
+  int rows(int hs) const { return particle_rows(spec, dimension(hs), hs); }
+};
+
+std::vector<MapCase> new_maps(double eps) {
+  return {{{FeatureMapKind::elu, eps}, 0},
+          {{FeatureMapKind::dpfp, eps, 1}, 0},
+          {{FeatureMapKind::dpfp, eps, 2}, 0},
+          {{FeatureMapKind::dpfp, eps, 3}, 0},
+          {{FeatureMapKind::hedgehog, eps}, 3}};
+}
+
+// x (d_head, n) stored with an outer stride larger than d_head, as inside the qkv buffer.
+constexpr int kStride = 6;
+ConstStridedMap<double> columns(const std::vector<double>& x, int hs, int n) {
+  return ConstStridedMap<double>(x.data(), hs, n, Eigen::OuterStride<>(kStride));
+}
+
+TEST(AttentionFeatureMaps, SizesAndRefusals) {
+  const int hs = 4;
+  EXPECT_EQ(feature_dimension({FeatureMapKind::favor}, 7, hs), 7);
+  EXPECT_EQ(feature_dimension({FeatureMapKind::hedgehog}, 7, hs), 14);
+  EXPECT_EQ(feature_dimension({FeatureMapKind::elu}, 7, hs), 4);
+  EXPECT_EQ(feature_dimension({FeatureMapKind::dpfp, 0.0, 3}, 7, hs), 24);
+  EXPECT_EQ(particle_rows({FeatureMapKind::porf_softplus}, 9, hs), 9);
+  EXPECT_EQ(particle_rows({FeatureMapKind::hedgehog}, 14, hs), 7);
+  EXPECT_EQ(particle_rows({FeatureMapKind::elu}, 4, hs), 0);
+  EXPECT_EQ(particle_rows({FeatureMapKind::dpfp, 0.0, 2}, 16, hs), 0);
+  EXPECT_THROW(particle_rows({FeatureMapKind::hedgehog}, 7, hs), std::invalid_argument);
+  EXPECT_THROW(particle_rows({FeatureMapKind::elu}, 5, hs), std::invalid_argument);
+  EXPECT_THROW(particle_rows({FeatureMapKind::dpfp, 0.0, 2}, 8, hs), std::invalid_argument);
+  EXPECT_THROW(particle_rows({FeatureMapKind::rff}, 8, hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension({FeatureMapKind::dpfp, 0.0, 0}, 0, hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension({FeatureMapKind::dpfp, 0.0, 8}, 0, hs), std::invalid_argument);
+  EXPECT_THROW(
+      particle_rows({FeatureMapKind::favor}, feature_dimension({FeatureMapKind::favor}, 0, hs), hs),
+      std::invalid_argument);
+
+  for (const auto& name : attention_feature_map_names())
+    EXPECT_EQ(feature_map_name(feature_map_kind(name)), name);
+  EXPECT_EQ(feature_map_names().size(), 4u);  // FeatureMap's maps only
+  for (FeatureMapKind kind : {FeatureMapKind::elu, FeatureMapKind::dpfp, FeatureMapKind::hedgehog})
+    EXPECT_THROW(FeatureMap{kind}, std::invalid_argument) << feature_map_name(kind);
+  try {
+    FeatureMap::by_name("elu", 4, 1);
+    ADD_FAILURE() << "FeatureMap accepted elu";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("elu has no particles", 0), 0u) << e.what();
+  }
+}
+
+TEST(AttentionFeatureMaps, ForwardEqualsPointwiseFormulas) {
+  const int hs = 4, n = 5;
+  const double s = 0.8;
+  const auto x = random_vector(std::size_t(kStride) * n, 51);
+  const auto omega = random_vector(3 * hs, 52);
+  for (const MapCase& c : new_maps(1e-3)) {
+    const int m = c.dimension(hs);
+    std::vector<double> phi(std::size_t(m) * n);
+    feature_map_forward<double>(c.spec, phi.data(), columns(x, hs, n), omega.data(), m, s,
+                                FeatureShift::per_column);
+    for (int j = 0; j < n; ++j) {
+      const std::vector<double> xj(x.begin() + j * kStride, x.begin() + j * kStride + hs);
+      const auto expected = point_features(c.spec, xj, omega.data(), c.particles, s);
+      ASSERT_EQ(expected.size(), std::size_t(m)) << c.name();
+      for (int k = 0; k < m; ++k)
+        EXPECT_NEAR(phi[j * m + k], expected[k], 1e-14 * (1 + std::abs(expected[k])))
+            << c.name() << " j=" << j << " k=" << k;
+    }
+  }
+}
+
+// ℓ = Σ g ⊙ φ(x): dx and dΩ of feature_map_backward against central differences.
+struct FeatureLoss {
+  MapCase map;
+  int hs, n;
+  double scale;
+  FeatureShift shift;
+  std::vector<double> x, omega, g;
+
+  int m() const { return map.dimension(hs); }
+  std::vector<double> forward() const {
+    std::vector<double> phi(std::size_t(m()) * n);
+    feature_map_forward<double>(map.spec, phi.data(), columns(x, hs, n),
+                                omega.empty() ? nullptr : omega.data(), m(), scale, shift);
+    return phi;
+  }
+  // favor's max-shift c: the test's loss uses the unshifted φ = (φ_shifted − ε)·e^c, c of the
+  // current x and Ω, so it is a smooth function of both.
+  std::vector<double> shifts() const {
+    std::vector<double> c(n, 0.0);
+    if (is_favor()) {
+      for (int j = 0; j < n; ++j) {
+        double norm2 = 0.0;
+        for (int a = 0; a < hs; ++a)
+          norm2 += scale * scale * x[j * kStride + a] * x[j * kStride + a];
+        c[j] = -1e300;
+        for (int k = 0; k < m(); ++k) {
+          double u = 0.0;
+          for (int a = 0; a < hs; ++a) u += scale * omega[k * hs + a] * x[j * kStride + a];
+          c[j] = std::max(c[j], u - norm2 / 2);
+        }
+      }
+      if (shift == FeatureShift::shared)
+        std::fill(c.begin(), c.end(), *std::max_element(c.begin(), c.end()));
+    }
+    return c;
+  }
+  bool is_favor() const { return map.spec.kind == FeatureMapKind::favor; }
+  double loss() const {
+    const auto phi = forward();
+    const auto c = shifts();
+    double total = 0.0;
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < m(); ++k) {
+        const double v =
+            is_favor() ? (phi[j * m() + k] - map.spec.epsilon) * std::exp(c[j]) : phi[j * m() + k];
+        total += g[j * m() + k] * v;
+      }
+    return total;
+  }
+  // (dx, dΩ) from the backward; for favor dphi = g ⊙ e^c turns the shifted backward into the
+  // gradient of the unshifted loss.
+  std::pair<std::vector<double>, std::vector<double>> backward() const {
+    const auto phi = forward();
+    const auto c = shifts();
+    std::vector<double> dphi(g);
+    if (is_favor())
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < m(); ++k) dphi[j * m() + k] *= std::exp(c[j]);
+    std::vector<double> dx(x.size(), 0.0), domega(omega.size(), 0.0);
+    StridedMap<double> dx_map(dx.data(), hs, n, Eigen::OuterStride<>(kStride));
+    feature_map_backward<double>(map.spec, dx_map, dphi.data(), phi.data(), columns(x, hs, n),
+                                 omega.empty() ? nullptr : omega.data(), m(), scale,
+                                 omega.empty() ? nullptr : domega.data());
+    return {dx, domega};
+  }
+};
+
+FeatureLoss make_loss(const MapCase& c, FeatureShift shift, std::uint64_t seed, int hs = 4) {
+  const int n = 5;
+  FeatureLoss f{c, hs, n, 0.8, shift, random_vector(std::size_t(kStride) * n, seed), {}, {}};
+  const int rows = c.rows(hs);
+  if (rows > 0) f.omega = random_vector(std::size_t(rows) * hs, seed + 1, 0.7);
+  f.g = random_vector(std::size_t(f.m()) * n, seed + 2);
+  return f;
+}
+
+TEST(AttentionFeatureMaps, InputBackwardMatchesFiniteDifferences) {
+  std::uint64_t seed = 60;
+  for (const int hs : {2, 4})  // d_head = 2: dpfp's roll by ν = 2 pairs relu(y_b) with relu(−y_b)
+    for (const double eps : {0.0, 1e-3})
+      for (const MapCase& c : new_maps(eps)) {
+        FeatureLoss f = make_loss(c, FeatureShift::per_column, seed += 3, hs);
+        const auto [dx, domega] = f.backward();
+        auto loss = [&] { return f.loss(); };
+        expect_gradient(f.x, dx, loss, "dx " + c.name() + " d_head=" + std::to_string(hs), 1e-8);
+      }
+}
+
+TEST(AttentionFeatureMaps, ParticleBackwardMatchesFiniteDifferences) {
+  const std::vector<MapCase> cases = {{{FeatureMapKind::favor, 1e-3}, 5},
+                                      {{FeatureMapKind::porf_softplus, 1e-3}, 5},
+                                      {{FeatureMapKind::softmaxfeat, 1e-3}, 5},
+                                      {{FeatureMapKind::hedgehog, 1e-3}, 3}};
+  std::uint64_t seed = 80;
+  for (const MapCase& c : cases)
+    for (FeatureShift shift : {FeatureShift::per_column, FeatureShift::shared}) {
+      FeatureLoss f = make_loss(c, shift, seed += 3);
+      const auto [dx, domega] = f.backward();
+      const std::string what =
+          c.name() + (shift == FeatureShift::shared ? " shared shift" : " per-column shift");
+      auto loss = [&] { return f.loss(); };
+      expect_gradient(f.omega, domega, loss, "domega " + what, 1e-8);
+      expect_gradient(f.x, dx, loss, "dx " + what, 1e-8);
+    }
+}
+
+// Buffers for one linear attention call in double: D_φ = m rows of φ, omega sized by
+// particle_rows (empty for elu and dpfp, passed as null).
+struct LinearFixture {
+  AttentionLayout layout;
+  FeatureMapSpec spec;
+  int m, rows;
+  std::vector<int> lengths;
+  std::vector<double> qkv, omega, out, phi_q, phi_k, inv, kv, z, scratch, scratch_double, dqkv,
+      domega;
+
+  LinearFixture(AttentionLayout a, const MapCase& c, std::vector<int> len, std::uint64_t seed,
+                int threads)
+      : layout(a),
+        spec(c.spec),
+        m(c.dimension(a.head_size)),
+        rows(c.rows(a.head_size)),
+        lengths(std::move(len)) {
+    const int N = a.batch * a.length, bh = a.batch * a.heads;
+    qkv = random_vector(std::size_t(a.qkv_rows()) * N, seed);
+    if (rows > 0) omega = random_vector(std::size_t(a.heads) * rows * a.head_size, seed + 1, 0.7);
+    out.assign(std::size_t(a.channels()) * N, 0.0);
+    phi_q.assign(std::size_t(bh) * m * a.length, 0.0);
+    phi_k = phi_q;
+    inv.assign(std::size_t(bh) * a.length, 0.0);
+    kv.assign(std::size_t(bh) * m * a.head_size, 0.0);
+    z.assign(std::size_t(bh) * m, 0.0);
+    scratch.assign(threads * linear_attention_scratch(m, a.length, a.head_size), 0.0);
+    scratch_double.assign(threads * linear_attention_scratch_double(m, a.head_size), 0.0);
+  }
+  const double* particles() const { return omega.empty() ? nullptr : omega.data(); }
+  LinearAttentionCache<double> cache() {
+    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data()};
+  }
+  void forward() {
+    linear_attention_forward(out.data(), cache(), qkv.data(), particles(), lengths.data(), layout,
+                             spec, m, scratch.data(), scratch_double.data());
+  }
+  // (dqkv, dΩ)
+  std::pair<std::vector<double>, std::vector<double>> backward(const std::vector<double>& dout) {
+    dqkv.assign(qkv.size(), 0.0);  // kept buffers: the same addresses on every call
+    domega.assign(omega.size(), 0.0);
+    linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache(), qkv.data(),
+                              particles(), lengths.data(), layout, spec, m, scratch.data(),
+                              scratch_double.data(), omega.empty() ? nullptr : domega.data());
+    return {dqkv, domega};
+  }
+};
+
+TEST(LinearAttentionFeatures, NewMapsEqualExplicitNormalisedKernelAttention) {
+  for (const MapCase& c : new_maps(1e-6)) {
+    LinearFixture f({2, 6, 2, 4, false}, c, {6, 4}, 71, max_threads());
+    f.forward();
+    const AttentionLayout& a = f.layout;
+    const double s = 1.0 / std::sqrt(2.0);  // d_head^{-1/4} for d_head = 4
+    for (int b = 0; b < a.batch; ++b)
+      for (int h = 0; h < a.heads; ++h) {
+        const auto q = a.block(static_cast<const double*>(f.qkv.data()), b, h, 0);
+        const auto k = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.k_offset());
+        const auto v = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.v_offset());
+        const double* om = f.rows > 0 ? f.omega.data() + h * f.rows * a.head_size : nullptr;
+        const int len = f.lengths[b];
+        auto features = [&](const ConstStridedMap<double>& x, int cols) {
+          Eigen::MatrixXd phi(f.m, cols);
+          for (int i = 0; i < cols; ++i) {
+            std::vector<double> xi(a.head_size);
+            for (int r = 0; r < a.head_size; ++r) xi[r] = x(r, i);
+            const auto p = point_features(f.spec, xi, om, f.rows, s);
+            for (int r = 0; r < f.m; ++r) phi(r, i) = p[r];
+          }
+          return phi;
+        };
+        const Eigen::MatrixXd phi_q = features(q, a.length), phi_k = features(k, len);
+        const Eigen::MatrixXd scores = phi_q.transpose() * phi_k;  // the explicit (L, len) matrix
+        for (int i = 0; i < a.length; ++i) {
+          // δ included: dpfp's sparse products can make the denominator as small as ~ε.
+          const Eigen::VectorXd expected = v.leftCols(len) * scores.row(i).transpose() /
+                                           (scores.row(i).sum() + kAttentionDenominatorGuard);
+          const auto got = a.output(static_cast<const double*>(f.out.data()), b, h).col(i);
+          for (int r = 0; r < a.head_size; ++r)
+            EXPECT_NEAR(got(r), expected(r), 1e-11 * (1 + std::abs(expected(r))))
+                << c.name() << " b=" << b << " h=" << h << " i=" << i;
+        }
+      }
+  }
+}
+
+TEST(LinearAttentionFeatures, RefusesAFeatureDimensionTheMapDoesNotHave) {
+  LinearFixture f({1, 3, 1, 4, false}, {{FeatureMapKind::elu, 0.0}, 0}, {3}, 72, max_threads());
+  f.m = 6;  // elu has D_φ = d_head = 4
+  EXPECT_THROW(f.forward(), std::invalid_argument);
+}
+
+struct GradientCase {
+  MapCase map;
+  bool tied;
+};
+
+class LinearAttentionParticleGradient : public ::testing::TestWithParam<GradientCase> {};
+
+// ℓ = Σ g ⊙ out as a function of the particles (and of qkv), with padding.
+TEST_P(LinearAttentionParticleGradient, BackwardMatchesFiniteDifferences) {
+  const auto [c, tied] = GetParam();
+  LinearFixture f({2, 5, 2, 4, tied}, c, {5, 3}, 91, max_threads());
+  const auto g = random_vector(f.out.size(), 92);
+  auto loss = [&] {
+    f.forward();
+    return weighted_sum(f.out.data(), g);
+  };
+  loss();
+  const auto [dqkv, domega] = f.backward(g);
+  // favor's max-shifts are treated as constants: exact for ε = 0, O(ε) otherwise.
+  const double tolerance =
+      c.spec.kind == FeatureMapKind::favor && c.spec.epsilon > 0.0 ? 1e-4 : 1e-7;
+  const std::string what = c.name() + (tied ? " tied" : "") +
+                           (c.spec.epsilon > 0.0 ? " eps=" + std::to_string(c.spec.epsilon) : "");
+  if (f.rows > 0) expect_gradient(f.omega, domega, loss, "domega " + what, tolerance);
+  expect_gradient(f.qkv, dqkv, loss, "dqkv " + what, tolerance);
+}
+
+std::vector<GradientCase> gradient_cases() {
+  std::vector<GradientCase> cases;
+  for (bool tied : {false, true}) {
+    for (double eps : {0.0, 1e-6}) cases.push_back({{{FeatureMapKind::favor, eps}, 4}, tied});
+    cases.push_back({{{FeatureMapKind::porf_softplus, 1e-6}, 4}, tied});
+    cases.push_back({{{FeatureMapKind::softmaxfeat, 1e-6}, 4}, tied});
+    cases.push_back({{{FeatureMapKind::hedgehog, 1e-6}, 3}, tied});
+    cases.push_back({{{FeatureMapKind::elu, 1e-6}, 0}, tied});
+    for (int nu : {1, 2, 3}) cases.push_back({{{FeatureMapKind::dpfp, 1e-6, nu}, 0}, tied});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMaps, LinearAttentionParticleGradient,
+                         ::testing::ValuesIn(gradient_cases()));
+
+// Each sequence's particle gradient goes to its own block and the blocks are summed in a fixed
+// order, so one and two threads give the same bits.
+TEST(LinearAttentionFeatures, ParticleGradientIsTheSameOnOneAndTwoThreads) {
+  const int saved = omp_get_max_threads();
+  for (const MapCase& c : std::vector<MapCase>{{{FeatureMapKind::favor, 1e-6}, 8},
+                                               {{FeatureMapKind::hedgehog, 1e-6}, 4}}) {
+    std::vector<std::vector<double>> results;
+    // One fixture for both thread counts: the same buffers at the same addresses (Eigen's
+    // vectorised loops peel up to the first aligned element, so placement must not change).
+    LinearFixture f({5, 7, 2, 4, false}, c, {7, 2, 5, 7, 4}, 95, 2);
+    const auto g = random_vector(f.out.size(), 96);
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      f.forward();
+      results.push_back(f.backward(g).second);
+    }
+    ASSERT_EQ(results[0].size(), results[1].size());
+    for (std::size_t i = 0; i < results[0].size(); ++i)
+      EXPECT_EQ(results[0][i], results[1][i]) << c.name() << " entry " << i;
+  }
+  omp_set_num_threads(saved);
+}
+
+// The float instantiation of the new maps agrees with double.
+TEST(AttentionFeatureMaps, FloatAgreesWithDouble) {
+  const int hs = 4, n = 5;
+  for (const MapCase& c : new_maps(1e-6)) {
+    FeatureLoss f = make_loss(c, FeatureShift::per_column, 120);
+    const int m = f.m();
+    const auto phi = f.forward();
+    const auto [dx, domega] = f.backward();
+    std::vector<float> xf(f.x.begin(), f.x.end()), of(f.omega.begin(), f.omega.end());
+    std::vector<float> phif(phi.size()), gf(f.g.begin(), f.g.end()), dxf(xf.size(), 0.0f),
+        dof(of.size(), 0.0f);
+    const ConstStridedMap<float> xm(xf.data(), hs, n, Eigen::OuterStride<>(kStride));
+    feature_map_forward<float>(c.spec, phif.data(), xm, of.empty() ? nullptr : of.data(), m, 0.8f,
+                               FeatureShift::per_column);
+    StridedMap<float> dxm(dxf.data(), hs, n, Eigen::OuterStride<>(kStride));
+    feature_map_backward<float>(c.spec, dxm, gf.data(), phif.data(), xm,
+                                of.empty() ? nullptr : of.data(), m, 0.8f,
+                                of.empty() ? nullptr : dof.data());
+    for (std::size_t i = 0; i < phi.size(); ++i) EXPECT_NEAR(phif[i], phi[i], 1e-5) << c.name();
+    for (std::size_t i = 0; i < dx.size(); ++i) EXPECT_NEAR(dxf[i], dx[i], 1e-4) << c.name();
+    for (std::size_t i = 0; i < domega.size(); ++i)
+      EXPECT_NEAR(dof[i], domega[i], 1e-4) << c.name();
+  }
+}
+
+}  // namespace
+}  // namespace cpm

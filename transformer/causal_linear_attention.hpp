@@ -1,0 +1,234 @@
+#pragma once
+// Causal (decoder) linear attention for every head of a batch: position i attends to j ≤ i,
+//   out_i = φ(q_i)ᵀ S_i / (φ(q_i)ᵀ z_i + δ),  S_i = Σ_{j≤i} φ(k_j) v_jᵀ (m, d_head),
+//   z_i = Σ_{j≤i} φ(k_j) (m).
+// The sequence is processed in chunks of kCausalChunk tokens: inside a chunk the masked (C × C)
+// product A_ij = φ(q_i)ᵀφ(k_j), j ≤ i, gives the terms of the chunk's own keys, and the running
+// state S, z of the earlier chunks (kept in double, cast to T once per chunk) the rest. With
+// m = D_φ the rows of φ, the cost is O(L · (C + d_head) · m) per head and the state O(m · d_head);
+// no L × L matrix is formed. The backward pass runs over the chunks in reverse with the suffix sums
+// dS, dz and recovers each chunk's starting state from the final one by subtracting the chunk's own
+// contribution, so the cache holds only the final state besides φ(Q), φ(K) and the denominators.
+// The query features and the feature-map backward are applied one chunk at a time (every map acts
+// on each token separately, its max-shifts held constant), so the per-thread scratch does not grow
+// with L and a chunk's data stays in cache while it is used.
+// Causality: the favor key shift c is one maximum over the whole sequence. It cancels in the
+// normalisation, except against ε: the output at i depends on later tokens only through ε (not at
+// all for ε = 0). The maps without a shared shift are exactly causal.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "transformer/attention_features.hpp"
+#include "transformer/attention_layout.hpp"
+#include "transformer/linear_attention.hpp"
+#include "transformer/particle_gradient.hpp"
+#include "transformer/thread_index.hpp"
+
+namespace cpm {
+
+inline constexpr int kCausalChunk = 64;  // tokens per chunk
+
+// The cache of linear attention: φ(Q), φ(K) (m, L), the inverse denominators (L), and in kv, z
+// the state after the last token, Σ_{j<L} φ(k_j) v_jᵀ and Σ_{j<L} φ(k_j).
+template <class T>
+using CausalLinearAttentionCache = LinearAttentionCache<T>;
+
+// A (d_head, w) block of columns [t0, t0 + w) of one head's q, k or v.
+template <class T>
+ConstStridedMap<T> token_columns(const ConstStridedMap<T>& x, int t0, int w) {
+  return ConstStridedMap<T>(x.data() + static_cast<std::ptrdiff_t>(t0) * x.outerStride(), x.rows(),
+                            w, Eigen::OuterStride<>(x.outerStride()));
+}
+template <class T>
+StridedMap<T> token_columns(StridedMap<T>& x, int t0, int w) {
+  return StridedMap<T>(x.data() + static_cast<std::ptrdiff_t>(t0) * x.outerStride(), x.rows(), w,
+                       Eigen::OuterStride<>(x.outerStride()));
+}
+
+// Per-thread scratch of the causal linear attention, in elements of T (independent of the length)
+// and of double.
+inline std::size_t causal_linear_attention_scratch(int m, int /*length*/, int head_size) {
+  const std::size_t c = kCausalChunk;
+  return per_thread_block(2 * c * m + 3 * std::size_t(m) * head_size + 2 * std::size_t(m) +
+                          c * head_size + 2 * c * c + c);
+}
+inline std::size_t causal_linear_attention_scratch_double(int m, int head_size) {
+  return per_thread_block(2 * std::size_t(m) * (head_size + 1));
+}
+
+// out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
+// d_head) row-major particles for this layer (none for elu and dpfp: omega may be null); scratch:
+// per-thread blocks of causal_linear_attention_scratch elements (no double scratch is used).
+// Throws std::invalid_argument when m is no D_φ of the map.
+template <class T>
+void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>& cache,
+                                     const T* qkv, const T* omega, const AttentionLayout& a,
+                                     const FeatureMapSpec& spec, int m, T* scratch, double*) {
+  const int L = a.length, hs = a.head_size;
+  const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
+  const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
+  const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+    const int b = bh / a.heads, h = bh % a.heads;
+    T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
+    const auto q = a.block(qkv, b, h, 0);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
+    T* phi_q = cache.phi_q + static_cast<std::ptrdiff_t>(bh) * m * L;
+    T* phi_k = cache.phi_k + static_cast<std::ptrdiff_t>(bh) * m * L;
+    feature_map_forward(spec, phi_k, k, om, m, scale, FeatureShift::shared);  // (m, L)
+    ConstMatrixMap<T> fq(phi_q, m, L), fk(phi_k, m, L);
+    Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
+    Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
+    MatrixMap<T> kv_t(work, m, hs), chunk_kv(work + std::size_t(m) * hs, m, hs);
+    T* chunk_scores = work + 2 * std::size_t(m) * hs;
+    T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
+    auto o = a.output(out, b, h);
+    kv.setZero();  // S, z: the state before the chunk
+    z.setZero();
+    for (int t0 = 0; t0 < L; t0 += kCausalChunk) {
+      const int w = std::min(kCausalChunk, L - t0);
+      feature_map_forward(spec, phi_q + static_cast<std::ptrdiff_t>(t0) * m,
+                          token_columns(q, t0, w), om, m, scale,
+                          FeatureShift::per_column);  // (m, w)
+      const auto fq_c = fq.middleCols(t0, w);
+      const auto fk_c = fk.middleCols(t0, w);
+      const auto v_c = v.middleCols(t0, w);
+      auto o_c = o.middleCols(t0, w);
+      MatrixMap<T> scores(chunk_scores, w, w);
+      scores.noalias() = fq_c.transpose() * fk_c;  // A (w, w)
+      scores.template triangularView<Eigen::StrictlyUpper>().setZero();
+      kv_t = kv.template cast<T>();
+      o_c.noalias() = kv_t.transpose() * fq_c;    // Sᵀ φq_i: earlier chunks (d_head, w)
+      o_c.noalias() += v_c * scores.transpose();  // Σ_{j≤i} A_ij v_j: this chunk
+      for (int i = 0; i < w; ++i) {
+        double den = kAttentionDenominatorGuard;
+        for (int r = 0; r < m; ++r) den += static_cast<double>(fq_c(r, i)) * z[r];
+        for (int j = 0; j <= i; ++j) den += scores(i, j);
+        inv[t0 + i] = static_cast<T>(1.0 / den);
+        o_c.col(i) *= inv[t0 + i];
+      }
+      chunk_kv.noalias() = fk_c * v_c.transpose();  // Σ_{j in chunk} φk_j v_jᵀ (m, d_head)
+      kv += chunk_kv.template cast<double>();
+      for (int j = 0; j < w; ++j) z += fk_c.col(j).template cast<double>();
+    }
+  }
+}
+
+// Differentiates the forward above. dqkv must be zeroed by the caller (q and k may share rows).
+// Per chunk, with S, z the state before it:
+//   out_i = n_i / den_i:  dn_i = dout_i / den_i,  dden_i = −dout_i·out_i / den_i
+//   n_i = Sᵀφq_i + Σ_{j≤i} A_ij v_j,  den_i = φq_iᵀz + Σ_{j≤i} A_ij + δ:
+//     dA_ij = dn_i·v_j + dden_i (j ≤ i),  dφq_i = S dn_i + z dden_i + Σ_j dA_ij φk_j,
+//     dφk_j = Σ_i dA_ij φq_i,  dv_j = Σ_i A_ij dn_i,  dS = Σ_i φq_i dn_iᵀ,  dz = Σ_i φq_i dden_i
+//   S = Σ_{j in earlier chunks} φk_j v_jᵀ:  dφk_j += dS' v_j + dz',  dv_j += dS'ᵀ φk_j,
+// where dS', dz' are the sums of dS, dz over the later chunks. A non-null domega (laid out as
+// omega) accumulates ∂ℓ/∂Ω (transformer/particle_gradient.hpp).
+template <class T>
+void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
+                                      const CausalLinearAttentionCache<T>& cache, const T* qkv,
+                                      const T* omega, const AttentionLayout& a,
+                                      const FeatureMapSpec& spec, int m, T* scratch,
+                                      double* scratch_double, T* domega = nullptr) {
+  const int L = a.length, hs = a.head_size;
+  const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
+  const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(rows) * hs;
+  T* partial =
+      domega ? particle_gradient_partials<T>(std::size_t(a.batch) * a.heads * block) : nullptr;
+  const T scale = static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs))));
+  const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
+  const std::size_t per_thread_double = causal_linear_attention_scratch_double(m, hs);
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+    const int b = bh / a.heads, h = bh % a.heads;
+    const int thread = omp_thread();
+    T* work = scratch + per_thread * static_cast<std::size_t>(thread);
+    double* work_double = scratch_double + per_thread_double * static_cast<std::size_t>(thread);
+    const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
+    T* dom = domega ? partial + bh * block : nullptr;
+    const auto q = a.block(qkv, b, h, 0);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
+    auto dq = a.block(dqkv, b, h, 0);
+    auto dk = a.block(dqkv, b, h, a.k_offset());
+    auto dv = a.block(dqkv, b, h, a.v_offset());
+    const auto o = a.output(out, b, h);
+    const auto d_o = a.output(dout, b, h);
+    ConstMatrixMap<T> fq(cache.phi_q + static_cast<std::ptrdiff_t>(bh) * m * L, m, L);
+    ConstMatrixMap<T> fk(cache.phi_k + static_cast<std::ptrdiff_t>(bh) * m * L, m, L);
+    const T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
+
+    // work: dφq, dφk of one chunk (m, C) each, the states cast to T, then the chunk's tiles.
+    T* small = work + 2 * std::size_t(kCausalChunk) * m;
+    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + m * hs, m, hs),
+        chunk_kv(small + 2 * m * hs, m, hs);
+    VectorMap<T> z_t(small + 3 * m * hs, m), dz_t(small + 3 * m * hs + m, m);
+    T* chunk_work = small + 3 * m * hs + 2 * m;
+    Eigen::Map<Matrix<double>> kv(work_double, m, hs), dkv(work_double + m * hs, m, hs);
+    Eigen::Map<Vector<double>> z(work_double + 2 * m * hs, m), dz(work_double + 2 * m * hs + m, m);
+
+    kv = Eigen::Map<const Matrix<double>>(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m,
+                                          hs);
+    z = Eigen::Map<const Vector<double>>(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
+    dkv.setZero();  // dS', dz': the sums over the chunks after this one
+    dz.setZero();
+    for (int t0 = (L - 1) / kCausalChunk * kCausalChunk; t0 >= 0; t0 -= kCausalChunk) {
+      const int w = std::min(kCausalChunk, L - t0);
+      const auto fq_c = fq.middleCols(t0, w);
+      const auto fk_c = fk.middleCols(t0, w);
+      const auto v_c = v.middleCols(t0, w);
+      MatrixMap<T> dfq_c(work, m, w), dfk_c(work + std::size_t(kCausalChunk) * m, m, w);
+      auto dv_c = dv.middleCols(t0, w);
+      MatrixMap<T> dn(chunk_work, hs, w);
+      MatrixMap<T> scores(chunk_work + hs * kCausalChunk, w, w);
+      MatrixMap<T> dscores(chunk_work + hs * kCausalChunk + kCausalChunk * kCausalChunk, w, w);
+      VectorMap<T> dden(chunk_work + hs * kCausalChunk + 2 * kCausalChunk * kCausalChunk, w);
+
+      chunk_kv.noalias() = fk_c * v_c.transpose();  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
+      kv -= chunk_kv.template cast<double>();
+      for (int j = 0; j < w; ++j) z -= fk_c.col(j).template cast<double>();
+      kv_t = kv.template cast<T>();
+      z_t = z.template cast<T>();
+      dkv_t = dkv.template cast<T>();
+      dz_t = dz.template cast<T>();
+
+      for (int i = 0; i < w; ++i) {
+        dn.col(i) = d_o.col(t0 + i) * inv[t0 + i];  // dn_i = dout_i / den_i
+        dden[i] = -ordered_dot(d_o.col(t0 + i), o.col(t0 + i)) * inv[t0 + i];
+      }
+      scores.noalias() = fq_c.transpose() * fk_c;  // recompute A (w, w)
+      scores.template triangularView<Eigen::StrictlyUpper>().setZero();
+      dscores.noalias() = dn.transpose() * v_c;  // dn_i·v_j (w, w)
+      dscores.colwise() += dden;
+      dscores.template triangularView<Eigen::StrictlyUpper>().setZero();
+
+      dfq_c.noalias() = kv_t * dn;                    // S dn_i (m, w)
+      dfq_c.noalias() += z_t * dden.transpose();      // z dden_i
+      dfq_c.noalias() += fk_c * dscores.transpose();  // Σ_j dA_ij φk_j
+      dfk_c.noalias() = dkv_t * v_c;                  // dS' v_j (m, w)
+      dfk_c.colwise() += dz_t;                        // dz'
+      dfk_c.noalias() += fq_c * dscores;              // Σ_i dA_ij φq_i
+      dv_c.noalias() += dkv_t.transpose() * fk_c;     // dS'ᵀ φk_j (d_head, w)
+      dv_c.noalias() += dn * scores;                  // Σ_i A_ij dn_i
+
+      chunk_kv.noalias() = fq_c * dn.transpose();  // dS = Σ_i φq_i dn_iᵀ
+      dkv += chunk_kv.template cast<double>();
+      for (int i = 0; i < w; ++i)
+        dz += static_cast<double>(dden[i]) * fq_c.col(i).template cast<double>();
+
+      // The chunk's tokens are complete: each map acts on every token alone.
+      auto dq_c = token_columns(dq, t0, w);
+      auto dk_c = token_columns(dk, t0, w);
+      feature_map_backward(spec, dq_c, dfq_c.data(), fq_c.data(), token_columns(q, t0, w), om, m,
+                           scale, dom);
+      feature_map_backward(spec, dk_c, dfk_c.data(), fk_c.data(), token_columns(k, t0, w), om, m,
+                           scale, dom);
+    }
+  }
+  if (domega) add_particle_gradient_partials(domega, partial, a.batch, a.heads, block);
+}
+
+}  // namespace cpm

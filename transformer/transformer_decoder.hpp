@@ -1,0 +1,119 @@
+#pragma once
+// The causal decoder for next-token tasks (associative recall, MQAR): token + learned position
+// embeddings, pre-LayerNorm blocks
+//   x ← x + Proj(CausalAttention(LN1(x))),   x ← x + FC2(GELU(FC1(LN2(x))))   (d_ff = 0: no MLP),
+// a final LayerNorm and a linear head onto the vocabulary, trained with cross-entropy on the scored
+// positions only (target ≥ 0; −1 marks a position that is not scored). The head runs on the scored
+// positions alone, so a task that scores few positions of a long sequence pays for few (V × C)
+// products. Built from the classifier's layer functions; the attention is the causal form of each
+// kind (docs/model.md §2, "Causal (decoder) attention"). Parameters live in one allocation,
+// activations in another, both sized once for (max_batch, max_length, max_scored); a training step
+// allocates nothing.
+//
+// T is float for training and double for the finite-difference tests.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transformer/attention_layout.hpp"
+#include "transformer/causal_linear_attention.hpp"
+#include "transformer/model_shape.hpp"
+#include "transformer/transformer_classifier.hpp"
+
+namespace cpm {
+
+// A batch of equal-length sequences: tokens and targets (batch, length) row-major; targets may be
+// null (inference), a target of −1 is not scored.
+struct DecoderBatch {
+  const int* tokens = nullptr;
+  const int* targets = nullptr;
+  int size = 0;
+  int length = 0;
+};
+
+template <class T>
+class TransformerDecoder {
+ public:
+  // shape.vocabulary is both the input and the output vocabulary (shape.classes is not used);
+  // max_scored bounds the scored positions of one batch (0: max_batch · max_length).
+  TransformerDecoder(const ModelShape& shape, int max_batch, int max_length, int max_scored = 0);
+
+  const ModelShape& shape() const { return shape_; }
+  const std::vector<ParameterTensor>& tensors() const { return tensors_; }
+  const ParameterTensor& tensor(const std::string& name) const;
+
+  std::vector<T>& parameters() { return parameters_; }
+  const std::vector<T>& parameters() const { return parameters_; }
+  std::vector<T>& gradients() { return gradients_; }
+  // Particles of every head, (layers, heads, rows, d_head) row-major, rows =
+  // particle_rows(feature map, features, d_head); frozen unless their gradient is asked for.
+  std::vector<T>& particles() { return particles_; }
+  const std::vector<T>& particles() const { return particles_; }
+  std::vector<T>& particle_gradients() { return particle_gradients_; }
+  T* head_particles(int layer, int head);
+  int particle_rows() const { return particle_rows_; }
+  std::vector<unsigned char> weight_decay_mask() const;
+
+  // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights.
+  void initialise_parameters(std::uint64_t seed);
+
+  // Runs the network; returns the mean cross-entropy over the scored positions (0 when there are
+  // none or targets is null).
+  double forward(const DecoderBatch& batch);
+  // Adds d loss / d parameters of the last forward (which must have had targets) to gradients(),
+  // and with `particles` d loss / d particles to particle_gradients() (trainable particles).
+  void backward(const DecoderBatch& batch, bool particles = false);
+  void zero_gradients();
+
+  // The scored positions of the last forward, as indices b·L + t, and their (V, scored) logits
+  // and probabilities.
+  int scored() const { return scored_count_; }
+  const std::vector<int>& scored_positions() const { return scored_positions_; }
+  const T* logits() const { return logits_; }
+  const T* probabilities() const { return probs_; }
+  // The most probable token at scored position s of the last forward.
+  int prediction(int s) const;
+  AttentionLayout attention_layout(int batch, int length) const;
+
+ private:
+  struct LayerParameters {
+    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w,
+        fc_proj_b;
+  };
+  struct LayerActivations {
+    // residual = input + att_proj; output = residual + fc_proj (residual itself without an MLP).
+    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *residual, *ln2, *ln2_mean,
+        *ln2_rstd, *fc, *fc_gelu, *fc_proj, *output, *lse;
+    CausalLinearAttentionCache<T> cache;
+  };
+
+  std::size_t add_tensor(const std::string& name, int rows, int cols, bool decay);
+  void allocate_activations();
+  T* param(std::size_t offset) { return parameters_.data() + offset; }
+  T* grad(std::size_t offset) { return gradients_.data() + offset; }
+  bool has_mlp() const { return shape_.d_ff > 0; }
+
+  ModelShape shape_;
+  int max_batch_, max_length_, max_scored_, particle_rows_ = 0;
+  std::vector<ParameterTensor> tensors_;
+  std::size_t wte_, wpe_, lnf_w_, lnf_b_, head_w_, head_b_;
+  std::vector<LayerParameters> layer_params_;
+  std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
+
+  std::vector<T> activations_;
+  std::vector<double> activations_double_;
+  std::vector<LayerActivations> layer_acts_;
+  T *embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *gathered_, *logits_, *probs_;
+  std::vector<int> scored_positions_, scored_targets_, full_lengths_;
+  int scored_count_ = 0;
+  std::vector<T> backward_scratch_;
+  T *d_residual_, *d_a_, *d_b_, *d_ff_a_, *d_ff_b_, *d_qkv_, *d_gathered_, *d_logits_;
+  std::vector<T> linear_scratch_, attention_scratch_;
+  std::vector<double> attention_scratch_double_;
+};
+
+extern template class TransformerDecoder<float>;
+extern template class TransformerDecoder<double>;
+
+}  // namespace cpm
