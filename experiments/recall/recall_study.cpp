@@ -329,7 +329,11 @@ RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& varian
   const auto start = std::chrono::steady_clock::now();
   std::ostringstream label;
   label << run.task << ' ' << run.variant;
-  if (variant.attention == AttentionKind::linear) label << " D=" << feature_dim;
+  if (variant.attention == AttentionKind::linear) {
+    const int head_size = mqar ? config.model.d_model / config.model.heads : config.model.d_model;
+    label << " D="
+          << (variant.particles ? feature_dim : feature_dimension(variant.map, 0, head_size));
+  }
   label << (mqar ? " L=" : " S=") << run.size << " seed " << seed;
   Progress bar(label.str(), config.training.steps, progress);
   try {
