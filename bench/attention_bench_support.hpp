@@ -28,6 +28,15 @@ inline ModelShape benchmark_shape(AttentionKind attention, int length) {
   return s;
 }
 
+// The particles of every head, i.i.d. N(0, 1) rows of head_size (the benchmark models' draw).
+inline void fill_benchmark_particles(std::vector<float>& particles, int head_size) {
+  if (particles.empty()) return;
+  const Eigen::MatrixXd w =
+      gaussian_features(static_cast<Eigen::Index>(particles.size() / head_size), head_size, 1.0, 2);
+  for (Eigen::Index r = 0; r < w.rows(); ++r)
+    for (int a = 0; a < head_size; ++a) particles[r * head_size + a] = static_cast<float>(w(r, a));
+}
+
 struct TrainingStepBench {
   TransformerClassifier<float> model;
   AdamW<float> optimiser;
@@ -40,12 +49,7 @@ struct TrainingStepBench {
         batch(batch_size),
         length(sequence_length) {
     model.initialise_parameters(1);
-    if (!model.particles().empty()) {
-      const Eigen::MatrixXd w =
-          gaussian_features(static_cast<Eigen::Index>(model.particles().size() / 16), 16, 1.0, 2);
-      for (Eigen::Index r = 0; r < w.rows(); ++r)
-        for (int a = 0; a < 16; ++a) model.particles()[r * 16 + a] = static_cast<float>(w(r, a));
-    }
+    fill_benchmark_particles(model.particles(), model.shape().head_size());
     RandomStream s(3, RandomPurpose::test_inputs, 0, 0);
     tokens.resize(static_cast<std::size_t>(batch) * length);
     for (auto& t : tokens) t = 3 + static_cast<int>(s.uniform() * 9997);
