@@ -14,17 +14,9 @@
 #include "transformer/attention_layout.hpp"
 #include "transformer/linear_attention.hpp"
 #include "transformer/model_shape.hpp"
+#include "transformer/parameter_tensors.hpp"
 
 namespace cpm {
-
-// One named tensor inside the flat parameter vector; shape is row-major (rows, cols) as PyTorch.
-struct ParameterTensor {
-  std::string name;
-  std::size_t offset = 0;
-  int rows = 1, cols = 1;
-  bool decay = false;  // weight decay applies to matrices only
-  std::size_t size() const { return static_cast<std::size_t>(rows) * cols; }
-};
 
 // A padded batch: tokens (batch, length) row-major, right-padded; lengths in [1, length];
 // labels may be null (inference).

@@ -74,16 +74,12 @@ TransformerDecoder<T>::TransformerDecoder(const ModelShape& shape, int max_batch
 template <class T>
 std::size_t TransformerDecoder<T>::add_tensor(const std::string& name, int rows, int cols,
                                               bool decay) {
-  const std::size_t offset = tensors_.empty() ? 0 : tensors_.back().offset + tensors_.back().size();
-  tensors_.push_back({name, offset, rows, cols, decay});
-  return offset;
+  return append_tensor(tensors_, name, rows, cols, decay);
 }
 
 template <class T>
 const ParameterTensor& TransformerDecoder<T>::tensor(const std::string& name) const {
-  for (const auto& t : tensors_)
-    if (t.name == name) return t;
-  throw std::invalid_argument("no parameter tensor named " + name);
+  return find_tensor(tensors_, name);
 }
 
 template <class T>
@@ -94,10 +90,7 @@ T* TransformerDecoder<T>::head_particles(int layer, int head) {
 
 template <class T>
 std::vector<unsigned char> TransformerDecoder<T>::weight_decay_mask() const {
-  std::vector<unsigned char> mask(parameters_.size(), 0);
-  for (const auto& t : tensors_)
-    if (t.decay) std::fill_n(mask.begin() + t.offset, t.size(), 1);
-  return mask;
+  return cpm::weight_decay_mask(tensors_, parameters_.size());
 }
 
 template <class T>
@@ -207,19 +200,7 @@ void TransformerDecoder<T>::allocate_activations() {
 
 template <class T>
 void TransformerDecoder<T>::initialise_parameters(std::uint64_t seed) {
-  std::fill(parameters_.begin(), parameters_.end(), T(0));
-  for (std::size_t t = 0; t < tensors_.size(); ++t) {
-    const ParameterTensor& p = tensors_[t];
-    const bool layer_norm_weight =
-        p.name.find("ln") != std::string::npos && p.name.find(".weight") != std::string::npos;
-    if (layer_norm_weight) {
-      std::fill_n(parameters_.begin() + p.offset, p.size(), T(1));
-    } else if (p.decay) {
-      RandomStream stream(seed, RandomPurpose::parameter_init, t, 0);
-      for (std::size_t i = 0; i < p.size(); ++i)
-        parameters_[p.offset + i] = static_cast<T>(0.02 * stream.normal());
-    }
-  }
+  initialise_gpt2_parameters(parameters_, tensors_, seed);
 }
 
 template <class T>
