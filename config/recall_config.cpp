@@ -1,5 +1,6 @@
 #include "config/recall_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -31,6 +32,10 @@ RecallVariant parse_recall_variant(const std::string& name) {
       v.map.dpfp_nu = nu;
       return v;
     }
+  if (name == "kernel-favor") {  // Phase A's potential is favor's kernel
+    v.particles = v.kernel = true;
+    return v;
+  }
   for (const std::string how : {"vanilla-", "redraw-", "trainable-"}) {
     if (name.rfind(how, 0) != 0) continue;
     const std::string map = name.substr(how.size());
@@ -47,7 +52,7 @@ RecallVariant parse_recall_variant(const std::string& name) {
   throw std::invalid_argument(
       "unknown arm '" + name +
       "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, or vanilla-<map>, redraw-<map>, "
-      "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat)");
+      "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat, or kernel-favor)");
 }
 
 namespace {
@@ -150,6 +155,39 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
   t.clip_norm = r.number("clip_norm", t.clip_norm);
   require(r, t.clip_norm >= 0.0, "clip_norm", "must be ≥ 0 (0: no clipping)");
   t.eval_every = positive(r, "eval_every", t.eval_every);
+  t.drop_step = at_least_zero(r, "drop_step", t.drop_step);
+  require(r, t.drop_step < t.steps, "drop_step",
+          "must be below steps = " + std::to_string(t.steps) + " (0: no drop)");
+  t.drop_factor = r.number("drop_factor", t.drop_factor);
+  require(r, t.drop_factor > 0.0 && t.drop_factor <= 1.0, "drop_factor", "must lie in (0, 1]");
+  r.finish();
+}
+
+void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, int head_size) {
+  p.after_steps = at_least_zero(r, "after_steps", p.after_steps);
+  require(
+      r, p.after_steps < c.training.steps, "after_steps",
+      "must be below training.steps = " + std::to_string(c.training.steps) + " (0: half of them)");
+  if (p.after_steps == 0) p.after_steps = c.training.steps / 2;
+  p.target = r.choice("target", {"softmax", "matching"}, p.target);
+  require(r, p.target == "softmax" || c.task.dataset == "associative_retrieval", "target",
+          "\"matching\" needs dataset = \"associative_retrieval\" (one matching key per query)");
+  p.examples = positive(r, "examples", c.task.dataset == "mqar" ? 8 : 256);
+  p.gamma = r.number("gamma", p.gamma);
+  require(r, p.gamma > 0.0 && std::isfinite(p.gamma), "gamma", "must be a positive number");
+  if (r.has("radius")) {
+    p.radius = r.number("radius");
+    require(r, *p.radius >= 0.0 && std::isfinite(*p.radius), "radius",
+            "must be ≥ 0 (0: the whole space)");
+  }
+  p.dynamics = read_dynamics(r.table("dynamics"), DynamicsClock::steps, p.dynamics);
+  p.interaction = read_interaction(
+      r.table("interaction"), head_size,
+      InteractionConfig{.kernel = InteractionKernel::power(std::max(head_size - 1.0, 0.5)),
+                        .lambda = 1.0});
+  p.repulsion_fraction = r.number("repulsion_fraction", p.repulsion_fraction);
+  require(r, p.repulsion_fraction >= 0.0 && std::isfinite(p.repulsion_fraction),
+          "repulsion_fraction", "must be a finite number ≥ 0");
   r.finish();
 }
 
@@ -199,6 +237,8 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
     require(e, !c.seeds.empty(), "seeds", "needs at least one seed");
     e.finish();
   }
+  read_phase_a(root.table("phase_a"), c.phase_a, c,
+               c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model);
   {
     TomlReader o = root.table("output");
     c.output_directory = o.string("directory", c.output_directory);

@@ -3,9 +3,11 @@
 // or "mqar"), parsed once from TOML into plain structs. Every parameter of the two anchors is a
 // key; docs/model.md §2 ("Recall tasks") and the README list them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "config/model_sections.hpp"
 #include "transformer/model_shape.hpp"
 
 namespace cpm {
@@ -14,13 +16,15 @@ namespace cpm {
 // trained with the network), or <how>-<map> with <map> ∈ favor, porf-softplus, softmaxfeat and
 // <how> ∈ vanilla (particles drawn once and kept), redraw (particles drawn anew at every training
 // step and every evaluation batch, the anchor's FAVOR+), trainable (particles trained by
-// back-propagation with the rest of the network).
+// back-propagation with the rest of the network), and kernel-favor (particles drawn once, moved
+// by Phase A after [phase_a] after_steps steps, then frozen).
 struct RecallVariant {
   AttentionKind attention = AttentionKind::linear;
   FeatureMapSpec map;
   bool particles = false;  // the map reads particles (favor, porf-softplus, softmaxfeat, hedgehog)
   bool redraw = false;
   bool trainable = false;
+  bool kernel = false;  // Phase A moves the particles once, during training
   std::string name;
 };
 // Throws std::invalid_argument listing the valid names.
@@ -60,7 +64,42 @@ struct RecallTrainingConfig {
   int warmup_steps = 0;
   double min_learning_rate_ratio = 1.0;  // 1: a constant rate after warm-up, as the anchors
   double weight_decay = 0.0, clip_norm = 0.0;
+  // Every arm's rate is multiplied by drop_factor after step drop_step (0: never), e.g. at Phase
+  // A's step, so that the arms of the paired protocol continue from the shared checkpoint at the
+  // same fine-tuning rate.
+  int drop_step = 0;
+  double drop_factor = 0.1;
   int eval_every = 200;  // validation every so many steps; the best state is tested
+};
+
+// Phase A of the kernel- arms (docs/model.md §2, "Phase A for the recall tasks"). The arm trains
+// like vanilla-favor for after_steps steps (so it passes through the vanilla arm's state at that
+// step, the checkpoint the two arms share); then, layer by layer and head by head, the particles
+// run projected dynamics on the attention-weight potential of
+// experiments/recall/attention_weight_alignment.hpp over `examples` training examples, with Riesz
+// repulsion; training continues with them frozen, and only states after Phase A are validated.
+struct RecallPhaseAConfig {
+  int after_steps = 0;             // 0: half of training.steps
+  std::string target = "softmax";  // softmax | matching (associative_retrieval only)
+  // Training examples whose queries and keys align; absent: 256 for associative retrieval, 8
+  // sequences for MQAR (every position a query, L(L+1)/2 pairs per sequence).
+  int examples = 256;
+  double gamma = 1.0;            // the RMS alignment drift of the initial particles
+  std::optional<double> radius;  // the ball D; absent: 2√d_head; 0: the whole space
+  // [phase_a.dynamics]: by default β = ∞ and the energy minimised by projected FIRE (gradient
+  // only: L-BFGS and Newton factor the pair Hessian, dense for m particles in d_head dimensions),
+  // at most max_iterations iterations; Langevin with `steps` steps of size `step` on request.
+  DynamicsConfig dynamics{.integrator = "minimize",
+                          .step = 0.05,
+                          .steps = 100,
+                          .minimizer = "fire",
+                          .tolerance = 1e-4,
+                          .max_iterations = 200};
+  // [phase_a.interaction]; absent kernel: riesz with s = d_head − 1, which spreads particles in
+  // d_head dimensions (d − 2 < s < d, docs/model.md §1).
+  InteractionConfig interaction;
+  // λ = fraction · (RMS alignment drift) / (RMS repulsion drift at λ = 1), at the start.
+  double repulsion_fraction = 0.1;
 };
 
 struct RecallConfig {
@@ -68,6 +107,7 @@ struct RecallConfig {
   RecallTaskConfig task;
   RecallModelConfig model;
   RecallTrainingConfig training;
+  RecallPhaseAConfig phase_a;
   std::vector<std::string> variants = {"softmax", "uniform", "vanilla-favor"};
   std::vector<std::uint64_t> seeds = {1, 2, 3};
   std::string output_directory = "out/recall";

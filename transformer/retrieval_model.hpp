@@ -107,6 +107,11 @@ class RetrievalModel {
     return std::vector<unsigned char>(size_, 0);
   }
   // (n_values) read-out of example b of the last forward.
+  // Key vectors (d, S) column-major and the query vector (d) of example b of the last forward.
+  const T* key_vectors(int b) const {
+    return k_.data() + std::size_t(b) * shape_.key_size * shape_.pairs;
+  }
+  const T* query_vector(int b) const { return q_.data() + std::size_t(b) * shape_.key_size; }
   const T* output(int b) const { return out_.data() + std::size_t(b) * shape_.values; }
   int prediction(int b) const {
     const T* o = output(b);

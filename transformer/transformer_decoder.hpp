@@ -75,6 +75,11 @@ class TransformerDecoder {
   // The most probable token at scored position s of the last forward.
   int prediction(int s) const;
   AttentionLayout attention_layout(int batch, int length) const;
+  // The fused q | k | v projections of layer `layer` in the last forward (attention_layout says
+  // where each head's block sits); linear attention reads φ(scale · q), φ(scale · k) with
+  // feature_input_scale() = d_head^{-1/4}.
+  const T* qkv(int layer) const { return layer_acts_[layer].qkv; }
+  T feature_input_scale() const;
 
  private:
   struct LayerParameters {

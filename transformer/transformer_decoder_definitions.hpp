@@ -94,6 +94,11 @@ std::vector<unsigned char> TransformerDecoder<T>::weight_decay_mask() const {
 }
 
 template <class T>
+T TransformerDecoder<T>::feature_input_scale() const {
+  return static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(shape_.head_size()))));
+}
+
+template <class T>
 AttentionLayout TransformerDecoder<T>::attention_layout(int batch, int length) const {
   return {batch, length, shape_.heads, shape_.head_size(), shape_.qk_tied};
 }

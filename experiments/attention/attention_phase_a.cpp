@@ -69,16 +69,14 @@ double rms_row_norm(const Eigen::MatrixXd& m) {
   return std::sqrt(m.rowwise().squaredNorm().mean());
 }
 
-// RMS alignment drift and RMS repulsion drift per unit λ, (1/N) Σ_l ∇W(ω_k − ω_l), at `x`.
-struct Drifts {
-  double alignment = 0.0, repulsion_per_lambda = 0.0;
-};
-Drifts rms_drifts(const TokenAlignmentPotential& potential, InteractionSum* pairs,
-                  const Eigen::MatrixXd& x) {
+}  // namespace
+
+PhaseADrifts phase_a_drifts(const ExternalPotential& potential, InteractionSum* pairs,
+                            const Eigen::MatrixXd& x) {
   Eigen::VectorXd value;
   Eigen::MatrixXd gradient;
   potential.evaluate(x, value, &gradient);
-  Drifts d;
+  PhaseADrifts d;
   d.alignment = rms_row_norm(gradient);
   if (pairs) {
     pairs->compute(x, gradient, nullptr);
@@ -86,8 +84,6 @@ Drifts rms_drifts(const TokenAlignmentPotential& potential, InteractionSum* pair
   }
   return d;
 }
-
-}  // namespace
 
 LinearFitResidual linear_fit_residual(const Eigen::MatrixXd& before, const Eigen::MatrixXd& after) {
   if (before.rows() != after.rows() || before.cols() != after.cols())
@@ -156,7 +152,7 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
               ? nullptr
               : make_interaction_sum(config.interaction, domain, m, config.source,
                                      "phase_a.interaction");
-      const Drifts unit = rms_drifts(*potential, pairs.get(), particles.positions);
+      const PhaseADrifts unit = phase_a_drifts(*potential, pairs.get(), particles.positions);
       if (config.relative_gamma) {
         const double g0 = unit.alignment;
         potential->set_gamma(g0 > 0.0 && std::isfinite(g0) ? config.gamma / g0 : config.gamma);
@@ -204,7 +200,7 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
             "phase A: particles became non-finite (reduce phase_a.step or use a mollifier)");
       a.after = potential->alignment(particles.positions);
       a.displacement = std::sqrt((particles.positions - initial).rowwise().squaredNorm().mean());
-      const Drifts end = rms_drifts(*potential, pairs.get(), particles.positions);
+      const PhaseADrifts end = phase_a_drifts(*potential, pairs.get(), particles.positions);
       a.repulsion_ratio_end = end.alignment > 0.0 ? interaction.lambda * end.repulsion_per_lambda /
                                                         (potential->gamma() * end.alignment)
                                                   : 0.0;

@@ -27,6 +27,8 @@
 
 #include "config/train_config.hpp"
 #include "experiments/attention/attention_data.hpp"
+#include "physics/external_potential.hpp"
+#include "solvers/interaction_sum.hpp"
 #include "transformer/transformer_classifier.hpp"
 
 namespace cpm {
@@ -48,6 +50,14 @@ struct HeadAlignment {
   double unabsorbed = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁ − Ω₀‖_F (0 when Ω₁ = Ω₀)
   double seconds = 0.0;  // wall time of this head's dynamics
 };
+
+// RMS drift of `potential` and RMS repulsion drift per unit λ, (1/N) Σ_l ∇W(ω_k − ω_l), at the
+// particles x (0 without pairs): what fixes γ_eff and λ from relative settings.
+struct PhaseADrifts {
+  double alignment = 0.0, repulsion_per_lambda = 0.0;
+};
+PhaseADrifts phase_a_drifts(const ExternalPotential& potential, InteractionSum* pairs,
+                            const Eigen::MatrixXd& x);
 
 struct LinearFitResidual {
   double relative = 0.0;  // ‖Ω₀A − Ω₁‖_F / ‖Ω₁‖_F

@@ -16,7 +16,7 @@ namespace cpm {
 
 RecallTable::RecallTable(const std::string& path) : path_(path), out_(path) {
   out_ << "task,variant,feature_dim,seed,size,pairs,accuracy,loss,validation_accuracy,best_step,"
-          "seconds\n";
+          "seconds,phase_a_kl_before,phase_a_kl_after\n";
   out_.flush();
 }
 
@@ -24,7 +24,7 @@ void RecallTable::add(const RecallRun& r) {
   out_ << r.task << ',' << r.variant << ',' << r.feature_dim << ',' << r.seed << ',' << r.size
        << ',' << r.pairs << ',' << std::setprecision(8) << r.accuracy << ',' << r.loss << ','
        << r.validation_accuracy << ',' << r.best_step << ',' << std::setprecision(4) << r.seconds
-       << '\n';
+       << ',' << r.phase_a_kl_before << ',' << r.phase_a_kl_after << '\n';
   out_.flush();
 }
 
@@ -77,10 +77,17 @@ const Cell* find_cell(const Grouped& g, const std::string& variant, int size) {
 
 // The arm an arm is paired with: vanilla-<map> of the same D_φ for redraw- and trainable-<map>,
 // vanilla-softmaxfeat for hedgehog (softmax features of fixed particles); none otherwise.
-std::string baseline_of(const std::string& variant) {
-  for (const std::string how : {"redraw-", "trainable-"})
-    if (variant.rfind(how, 0) == 0) return "vanilla-" + variant.substr(how.size());
-  return variant == "hedgehog" ? "vanilla-softmaxfeat" : "";
+// The arms an arm is paired with: its fixed-particle arm, and for the learned favor particles
+// also the learned feature map (hedgehog) at the same D_φ.
+std::vector<std::string> baselines_of(const std::string& variant) {
+  if (variant == "hedgehog") return {"vanilla-softmaxfeat"};
+  for (const std::string how : {"redraw-", "trainable-", "kernel-"})
+    if (variant.rfind(how, 0) == 0) {
+      std::vector<std::string> b = {"vanilla-" + variant.substr(how.size())};
+      if (how != "redraw-") b.push_back("hedgehog");
+      return b;
+    }
+  return {};
 }
 
 // Paired comparisons with the baseline arm: per size, the accuracy difference with the paired t
@@ -91,28 +98,26 @@ void write_paired_section(std::ostream& out, const std::vector<RecallRun>& runs,
     std::vector<double> differences;
     McNemarCounts counts;
   };
-  std::map<std::tuple<std::string, int, int>, Pair> pairs;  // (arm, D_φ, size)
-  for (const RecallRun& a : runs) {
-    const std::string base = baseline_of(a.variant);
-    if (base.empty()) continue;
-    for (const RecallRun& b : runs)
-      if (b.variant == base && b.seed == a.seed && b.size == a.size &&
-          (b.feature_dim == a.feature_dim || a.variant == "hedgehog") &&
-          b.correct.size() == a.correct.size()) {
-        Pair& p = pairs[{a.variant, a.feature_dim, a.size}];
-        p.differences.push_back(a.accuracy - b.accuracy);
-        const McNemarCounts c = mcnemar_counts(a.correct, b.correct);
-        p.counts.a_only += c.a_only;
-        p.counts.b_only += c.b_only;
-      }
-  }
+  std::map<std::tuple<std::string, int, int, std::string>, Pair> pairs;  // (arm, D_φ, size, base)
+  for (const RecallRun& a : runs)
+    for (const std::string& base : baselines_of(a.variant))
+      for (const RecallRun& b : runs)
+        if (b.variant == base && b.seed == a.seed && b.size == a.size &&
+            (b.feature_dim == a.feature_dim || a.variant == "hedgehog") &&
+            b.correct.size() == a.correct.size()) {
+          Pair& p = pairs[{a.variant, a.feature_dim, a.size, base}];
+          p.differences.push_back(a.accuracy - b.accuracy);
+          const McNemarCounts c = mcnemar_counts(a.correct, b.correct);
+          p.counts.a_only += c.a_only;
+          p.counts.b_only += c.b_only;
+        }
   if (pairs.empty()) return;
   out << "\n## Paired against the fixed-particle arm (same seed, same test set)\n\n| arm | "
       << size_name
       << " | accuracy difference (mean over seeds) | paired t p | McNemar b / c | McNemar p |\n"
          "|---|---|---|---|---|---|\n";
   for (const auto& [key, p] : pairs) {
-    const auto& [variant, dim, size] = key;
+    const auto& [variant, dim, size, base] = key;
     const MeanStd d = mean_std(p.differences);
     std::string t_p = "—";
     if (p.differences.size() >= 2) {
@@ -122,8 +127,8 @@ void write_paired_section(std::ostream& out, const std::vector<RecallRun>& runs,
     }
     char line[256];
     std::snprintf(line, sizeof line, "| %s vs %s | %d | %+.3f | %s | %lld / %lld | %.3g |\n",
-                  arm_name({variant, dim}).c_str(), baseline_of(variant).c_str(), size, d.mean,
-                  t_p.c_str(), p.counts.a_only, p.counts.b_only,
+                  arm_name({variant, dim}).c_str(), base.c_str(), size, d.mean, t_p.c_str(),
+                  p.counts.a_only, p.counts.b_only,
                   mcnemar_exact_p(p.counts.a_only, p.counts.b_only));
     out << line;
   }

@@ -10,7 +10,7 @@
 namespace cpm {
 
 // Columns: task, variant, feature_dim, seed, size, pairs, accuracy, loss, validation_accuracy,
-// best_step, seconds.
+// best_step, seconds, phase_a_kl_before, phase_a_kl_after (kernel- arms; 0 otherwise).
 class RecallTable {
  public:
   explicit RecallTable(const std::string& path);

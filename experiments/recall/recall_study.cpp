@@ -9,6 +9,7 @@
 
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
+#include "experiments/recall/recall_phase_a.hpp"
 #include "experiments/recall/recall_report.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"
@@ -104,6 +105,41 @@ class RetrievalArm {
     return loss;
   }
 
+  // Phase A on the queries and keys of the first phase_a.examples training examples.
+  std::vector<RecallHeadAlignment> phase_a() {
+    const RecallPhaseAConfig& p = config_.phase_a;
+    const int S = spec_.pairs, d = config_.model.d_model, B = config_.training.batch_size;
+    const int n = std::min(p.examples, static_cast<int>(train_.query.size()));
+    AttentionTargets t;
+    t.queries.resize(n, d);
+    t.keys.resize(static_cast<Eigen::Index>(n) * S, d);
+    std::vector<std::size_t> rows(B);
+    for (int first = 0; first < n; first += B) {
+      const int count = std::min(B, n - first);
+      for (int b = 0; b < count; ++b) rows[b] = static_cast<std::size_t>(first + b);
+      model_->forward(gather(train_, rows.data(), count));
+      for (int b = 0; b < count; ++b) {
+        const Eigen::Index a = first + b;
+        t.queries.row(a) = ConstVectorMap<float>(model_->query_vector(b), d).cast<double>();
+        t.keys.middleRows(a * S, S) =
+            ConstMatrixMap<float>(model_->key_vectors(b), d, S).cast<double>().transpose();
+        t.key_begin.push_back(a * S);
+        t.key_end.push_back((a + 1) * S);
+      }
+    }
+    if (p.target == "matching") {  // p = 1 on the key that equals the query
+      t.target = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n) * S);
+      for (int a = 0; a < n; ++a)
+        for (int j = 0; j < S; ++j)
+          if (train_.keys[static_cast<std::size_t>(a) * S + j] == train_.query[a])
+            t.target[static_cast<Eigen::Index>(a) * S + j] = 1.0;
+    } else {
+      set_softmax_targets(t);
+    }
+    return {align_head_particles(model_->particles().data(), model_->particle_rows(), d,
+                                 std::move(t), p, seed_, 0, config_.source)};
+  }
+
   Score evaluate(RecallSplit split) {
     const AssociativeRetrievalSet& set = split == RecallSplit::test ? test_ : validation_;
     const int B = config_.training.batch_size, n = set.size();
@@ -197,6 +233,54 @@ class MqarArm {
     return loss;
   }
 
+  // Phase A layer by layer (each with the queries and keys the aligned layers below produce), on
+  // the first phase_a.examples training sequences: every position a query over the keys up to it.
+  std::vector<RecallHeadAlignment> phase_a() {
+    const RecallPhaseAConfig& p = config_.phase_a;
+    const ModelShape& s = model_->shape();
+    const int L = spec_.length, hs = s.head_size(), B = config_.training.batch_size;
+    const int n = std::min(p.examples, train_.size());
+    const Eigen::Index rows_total = static_cast<Eigen::Index>(n) * L;
+    const double scale = model_->feature_input_scale();
+    std::vector<RecallHeadAlignment> report;
+    std::vector<std::size_t> rows(B);
+    for (int l = 0; l < s.layers; ++l) {
+      std::vector<AttentionTargets> heads(s.heads);
+      for (AttentionTargets& t : heads) {
+        t.queries.resize(rows_total, hs);
+        t.keys.resize(rows_total, hs);
+        for (Eigen::Index a = 0; a < rows_total; ++a) {
+          t.key_begin.push_back(a - a % L);
+          t.key_end.push_back(a + 1);
+        }
+      }
+      for (int first = 0; first < n; first += B) {
+        const int count = std::min(B, n - first);
+        for (int b = 0; b < count; ++b) rows[b] = static_cast<std::size_t>(first + b);
+        model_->forward(gather(train_, rows.data(), count));
+        const AttentionLayout layout = model_->attention_layout(count, L);
+        for (int b = 0; b < count; ++b)
+          for (int h = 0; h < s.heads; ++h) {
+            const Eigen::Index row = static_cast<Eigen::Index>(first + b) * L;
+            heads[h].queries.middleRows(row, L) =
+                scale * layout.block(model_->qkv(l), b, h, 0).cast<double>().transpose();
+            heads[h].keys.middleRows(row, L) =
+                scale *
+                layout.block(model_->qkv(l), b, h, layout.k_offset()).cast<double>().transpose();
+          }
+      }
+      for (int h = 0; h < s.heads; ++h) {
+        set_softmax_targets(heads[h]);
+        report.push_back(align_head_particles(
+            model_->head_particles(l, h), model_->particle_rows(), hs, std::move(heads[h]), p,
+            seed_, static_cast<std::uint64_t>(l * s.heads + h), config_.source));
+        report.back().layer = l;
+        report.back().head = h;
+      }
+    }
+    return report;
+  }
+
   // Accuracy over the query positions, loss the mean cross-entropy there.
   Score evaluate(RecallSplit split) {
     const MqarSet& set = split == RecallSplit::test ? test_ : validation_;
@@ -282,12 +366,30 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
       throw std::runtime_error("training loss became non-finite at step " + std::to_string(step));
     smoothed = step == 1 ? loss : 0.98 * smoothed + 0.02 * loss;
     const double rate = scheduled_learning_rate(t.learning_rate, step, t.warmup_steps, t.steps,
-                                                t.min_learning_rate_ratio);
+                                                t.min_learning_rate_ratio) *
+                        (t.drop_step > 0 && step > t.drop_step ? t.drop_factor : 1.0);
     clip_gradient_norm(model.gradients(), t.clip_norm);
     optimiser.step(model.parameters(), model.gradients(), rate);
     if (variant.trainable) {
       clip_gradient_norm(model.particle_gradients(), t.clip_norm);
       particle_optimiser.step(model.particles(), model.particle_gradients(), rate);
+    }
+    if (variant.kernel && step == c.phase_a.after_steps) {
+      const std::vector<RecallHeadAlignment> heads = arm.phase_a();
+      double norm = 0.0, moved = 0.0;
+      for (const RecallHeadAlignment& h : heads) {
+        const double share = 1.0 / static_cast<double>(heads.size());
+        run.phase_a_kl_before += share * h.before;
+        run.phase_a_kl_after += share * h.after;
+        norm += share * h.norm;
+        moved += share * h.displacement;
+      }
+      std::ostringstream detail;
+      detail.precision(3);
+      detail << "phase A: KL(target ‖ linear weights) " << run.phase_a_kl_before << " → "
+             << run.phase_a_kl_after << ", particles moved " << moved << " (RMS norm " << norm
+             << ")";
+      progress.heartbeat(step, detail.str());
     }
     if (step % t.eval_every == 0 || step == t.steps) {
       const Score v = arm.evaluate(RecallSplit::validation);
@@ -307,7 +409,7 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
     }
   }
   model.parameters() = best;
-  if (variant.trainable) model.particles() = best_particles;
+  model.particles() = best_particles;  // trainable, or moved by Phase A
   run.validation_accuracy = best_validation.accuracy;
   const Score test = arm.evaluate(RecallSplit::test);
   run.accuracy = test.accuracy;

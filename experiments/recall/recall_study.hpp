@@ -22,6 +22,8 @@ struct RecallRun {
   double validation_accuracy = 0.0;
   int best_step = 0;
   double seconds = 0.0;
+  // kernel- arms: Phase A's mean KL(p ‖ â) over heads before and after (0 for the other arms).
+  double phase_a_kl_before = 0.0, phase_a_kl_after = 0.0;
   // Per test example (retrieval) or query position (MQAR), in a fixed order: whether the arm's
   // prediction was right. Arms of the same seed and size see the same test set, so these pair.
   std::vector<bool> correct;

@@ -74,5 +74,33 @@ TEST(RecallConfig, BadValuesGiveOneLineErrorsNamingTheKey) {
     EXPECT_EQ(error_of(toml).find('\n'), std::string::npos) << "one line: " << error_of(toml);
 }
 
+TEST(RecallConfig, PhaseAAndTheRateDropHaveDefaultsAndOneLineErrors) {
+  const std::string retrieval = "[data]\ndataset = \"associative_retrieval\"\n";
+  const RecallConfig c = parse_recall_config(retrieval + "[training]\nsteps = 1000\n", "x.toml");
+  EXPECT_EQ(c.phase_a.after_steps, 500);  // half of the steps
+  EXPECT_EQ(c.phase_a.examples, 256);
+  EXPECT_EQ(c.phase_a.dynamics.integrator, "minimize");
+  EXPECT_EQ(c.phase_a.interaction.kernel.s, 63.0);  // d_key − 1 = 63
+  EXPECT_EQ(c.training.drop_step, 0);
+  const RecallVariant kernel = parse_recall_variant("kernel-favor");
+  EXPECT_TRUE(kernel.particles && kernel.kernel && !kernel.trainable && !kernel.redraw);
+  EXPECT_THROW(parse_recall_variant("kernel-softmaxfeat"), std::invalid_argument);
+  const std::string mqar = "[data]\ndataset = \"mqar\"\n";
+  EXPECT_EQ(parse_recall_config(mqar, "x.toml").phase_a.examples, 8);
+  EXPECT_NE(error_of(mqar + "[phase_a]\ntarget = \"matching\"\n").find("phase_a.target"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[training]\nsteps = 100\n[phase_a]\nafter_steps = 100\n")
+                .find("phase_a.after_steps"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[training]\ndrop_factor = 0\n").find("training.drop_factor"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[training]\nsteps = 10\ndrop_step = 10\n").find("drop_step"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[phase_a]\nexamples = 0\n").find("phase_a.examples"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[phase_a.dynamics]\nbogus = 1\n").find("bogus"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace cpm

@@ -1,0 +1,62 @@
+#pragma once
+// Phase A's potential for the recall tasks (docs/model.md §2, "Phase A for the recall tasks").
+// Query vectors x_a each attend to a contiguous range of key vectors y_i with target weights p_ai
+// (Σ_i p_ai = 1 over the range). favor's kernel with particle rows ω_k,
+//   κ_Ω(x, y) = Σ_k exp(ω_kᵀu − |x|²/2 − |y|²/2),   u = x + y,
+// gives linear attention's weights â_ai = κ_ai / Σ_j κ_aj (ε and the factor 1/D_φ do not change
+// them). The potential is the mean cross-entropy of the linear weights against the target,
+//   U(Ω) = γ (1/n_q) Σ_a Σ_i p_ai (−log â_ai),
+//   ∂U/∂ω_k = (γ/n_q) Σ_a Σ_i (â_ai − p_ai) r_k,ai u_ai,   r_k,ai = softmax_k(ω_kᵀu_ai),
+// which couples the particles through κ (row k of the gradient is ∂U/∂ω_k; each particle's value
+// is U/m). Everything is evaluated through log-sum-exps, so no exponential overflows.
+// U/γ − H(p) = mean KL(p ‖ â) ≥ 0 is what alignment() reports: 0 when φ reproduces the targets.
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "physics/external_potential.hpp"
+
+namespace cpm {
+
+// Query a sees key rows [key_begin[a], key_end[a]); its targets are target[pair] for the pairs
+// pair_begin[a] … pair_begin[a] + (key_end[a] − key_begin[a]) − 1, in key order.
+struct AttentionTargets {
+  Eigen::MatrixXd queries;  // (n_q, d)
+  Eigen::MatrixXd keys;     // (n_k, d)
+  std::vector<Eigen::Index> key_begin, key_end;
+  Eigen::VectorXd target;  // (pairs)
+  Eigen::Index pairs() const { return target.size(); }
+};
+
+// Target weights of query a: softmax_i(x_aᵀy_i), the exact kernel exp(xᵀy) that favor estimates.
+void set_softmax_targets(AttentionTargets& t);
+
+class AttentionWeightPotential final : public ExternalPotential {
+ public:
+  AttentionWeightPotential(AttentionTargets targets, double gamma);
+
+  void evaluate(const Eigen::MatrixXd& particles, Eigen::VectorXd& value,
+                Eigen::MatrixXd* gradient) const override;
+  std::string describe() const override;
+
+  // Mean KL(p ‖ â) over the queries (independent of γ).
+  double alignment(const Eigen::MatrixXd& particles) const;
+  double gamma() const { return gamma_; }
+  void set_gamma(double gamma) { gamma_ = gamma; }
+
+ private:
+  // U/γ at `particles`; with a gradient, adds ∂(U/γ)/∂Ω into it (zeroed first).
+  double cross_entropy(const Eigen::MatrixXd& particles, Eigen::MatrixXd* gradient) const;
+
+  AttentionTargets t_;
+  Eigen::MatrixXd u_;       // (pairs, d): x_a + y_i
+  Eigen::VectorXd offset_;  // (pairs): −(|x_a|² + |y_i|²)/2
+  std::vector<Eigen::Index> query_of_pair_, first_pair_;
+  double target_entropy_ = 0.0;  // mean H(p_a)
+  double gamma_;
+  mutable Eigen::VectorXd log_kernel_, weights_;
+  mutable std::vector<Eigen::MatrixXd> block_gradients_;  // one per block of pairs
+  mutable std::vector<Eigen::MatrixXd> scratch_;          // one (block, m) Z per thread
+};
+
+}  // namespace cpm
