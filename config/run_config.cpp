@@ -63,7 +63,7 @@ GridConfig read_grid(TomlReader t, const Domain& domain) {
   GridConfig g;
   const int dim = domain.dim();
   require(t, dim <= 3, "cells", "the grid solver works in d = 1, 2 and 3 only");
-  const std::vector<double> cells = t.numbers("cells");
+  const std::vector<double> cells = t.number_or_numbers("cells");
   require(t, cells.size() == 1 || static_cast<int>(cells.size()) == dim, "cells",
           "needs one count per axis (d = " + std::to_string(dim) + ") or a single count for all");
   g.cells.resize(dim);

@@ -121,6 +121,16 @@ std::vector<double> TomlReader::numbers(const std::string& key,
   return out;
 }
 
+std::vector<double> TomlReader::number_or_numbers(const std::string& key) {
+  const toml::node* n = lookup(key);
+  if (n && !n->is_array()) {
+    if (auto v = n->value_exact<double>()) return {*v};
+    if (auto i = n->value_exact<std::int64_t>()) return {static_cast<double>(*i)};
+    fail(key, "expected a number or an array of numbers");
+  }
+  return numbers(key);
+}
+
 std::vector<std::string> TomlReader::strings(const std::string& key,
                                              std::optional<std::vector<std::string>> fallback) {
   const toml::node* n = lookup(key);

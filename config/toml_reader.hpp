@@ -32,6 +32,8 @@ class TomlReader {
                      std::optional<std::string> fallback = {});
   std::vector<double> numbers(const std::string& key,
                               std::optional<std::vector<double>> fallback = {});
+  // An array of numbers, or one number read as an array of one.
+  std::vector<double> number_or_numbers(const std::string& key);
   std::vector<std::string> strings(const std::string& key,
                                    std::optional<std::vector<std::string>> fallback = {});
   Eigen::VectorXd vector(const std::string& key, std::optional<Eigen::VectorXd> fallback = {});

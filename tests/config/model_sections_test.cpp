@@ -181,5 +181,18 @@ TEST(ModelSections, MinimiserGivesNoTrajectoryForTheGridOrAStudy) {
       << grid;
 }
 
+TEST(ModelSections, OneNumberOfCellsServesEveryAxis) {
+  const std::string model =
+      "[particles]\nn = 10\n[domain]\nkind = \"box\"\nlower = [0.0, 0.0]\nupper = [1.0, 1.0]\n"
+      "[interaction]\nkernel = \"log\"\n";
+  const RunConfig scalar = parse_run_config(model + "[grid]\ncells = 48\n", "run.toml");
+  EXPECT_EQ(scalar.grid->cells, Eigen::Vector2i(48, 48));
+  const RunConfig listed = parse_run_config(model + "[grid]\ncells = [48, 32]\n", "run.toml");
+  EXPECT_EQ(listed.grid->cells, Eigen::Vector2i(48, 32));
+  const std::string text =
+      error_of([&] { parse_run_config(model + "[grid]\ncells = \"many\"\n", "run.toml"); });
+  EXPECT_EQ(text, "run.toml: grid.cells: expected a number or an array of numbers");
+}
+
 }  // namespace
 }  // namespace cpm
