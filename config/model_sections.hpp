@@ -47,7 +47,8 @@ struct DynamicsConfig {
   int steps = 0;                     // clock steps: the number of steps
   double absolute_tolerance = 1e-8;  // gradient_flow, implicit_gradient_flow
   double relative_tolerance = 1e-6;
-  std::string minimizer = "newton";  // minimize: newton | lbfgs | fire
+  std::string minimizer = "newton";  // minimize: newton | lbfgs | fire (cpm run: newton in 1D,
+                                     // lbfgs otherwise)
   double tolerance = 1e-8;           // minimize, implicit_langevin: projected-gradient norm
   int max_iterations = 10000;        // minimize
 };

@@ -165,7 +165,11 @@ RunConfig parse_config(const std::string& text, const std::string& source,
   c.potential = read_potential(root.table("potential"));
   c.interaction = read_interaction(root.table("interaction"), dim);
   c.initial = read_initial(root.table("initial"), dim);
-  c.dynamics = read_dynamics(root.table("dynamics"), DynamicsClock::time, DynamicsConfig{});
+  // The minimiser's default depends on d: Newton's exact Hessian pays off in 1D, where it is a
+  // band; in 2D and 3D L-BFGS finds better minima faster (bench/RESULTS.md, "β = ∞ equilibria").
+  DynamicsConfig dynamics_defaults;
+  dynamics_defaults.minimizer = dim == 1 ? "newton" : "lbfgs";
+  c.dynamics = read_dynamics(root.table("dynamics"), DynamicsClock::time, dynamics_defaults);
 
   TomlReader output = root.table("output");
   c.output.directory = output.string("directory", c.output.directory);

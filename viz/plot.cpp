@@ -93,6 +93,8 @@ std::string style_of(const Curve& c) {
   switch (c.style) {
     case Curve::Style::lines_points:
       return bars ? "yerrorlines lw 2 pt 7 ps 0.8" : "linespoints lw 2 pt 7 ps 0.8";
+    case Curve::Style::dashed_points:
+      return bars ? "yerrorlines lw 2 dt 2 pt 6 ps 0.8" : "linespoints lw 2 dt 2 pt 6 ps 0.8";
     case Curve::Style::points:
       return bars ? "yerrorbars pt 7 ps 0.8" : "points pt 7 ps 0.8";
     case Curve::Style::line:

@@ -14,7 +14,8 @@ namespace cpm {
 
 struct Curve {
   // steps: a histogram, x holding the bin centres of equal-width bins.
-  enum class Style { lines_points, points, line, dashed, dotted, steps };
+  // dashed_points: lines_points with a dashed line and open points (a second family of curves).
+  enum class Style { lines_points, dashed_points, points, line, dashed, dotted, steps };
   std::string title;  // the key entry; empty: none
   std::vector<double> x, y;
   std::vector<double> error;  // ± error bars on y; empty: none

@@ -202,9 +202,20 @@ void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& ru
   const Grouped g = group(runs);
   const bool mqar = !runs.empty() && runs.front().task == "mqar";
   Panel panel{"", mqar ? "sequence length L" : "pairs S", "test accuracy", false, false, {}, {}};
+  // One colour per variant; its first D_φ drawn solid, larger ones dashed.
+  std::vector<std::string> variants;
+  std::map<std::string, int> first_dim;
+  for (const Arm& arm : g.arms) {
+    if (std::find(variants.begin(), variants.end(), arm.first) == variants.end())
+      variants.push_back(arm.first);
+    if (!first_dim.count(arm.first)) first_dim[arm.first] = arm.second;
+  }
   for (const Arm& arm : g.arms) {
     Curve c;
     c.title = arm_name(arm);
+    c.colour =
+        static_cast<int>(std::find(variants.begin(), variants.end(), arm.first) - variants.begin());
+    if (arm.second != first_dim[arm.first]) c.style = Curve::Style::dashed_points;
     for (int size : g.sizes) {
       const auto it = g.cells.find({arm, size});
       if (it == g.cells.end()) continue;

@@ -194,5 +194,23 @@ TEST(ModelSections, OneNumberOfCellsServesEveryAxis) {
   EXPECT_EQ(text, "run.toml: grid.cells: expected a number or an array of numbers");
 }
 
+TEST(ModelSections, TheMinimiserDefaultsToNewtonIn1DAndLbfgsOtherwise) {
+  const std::string tail =
+      "[interaction]\nkernel = \"riesz\"\ns = 0.5\n[dynamics]\nintegrator = \"minimize\"\n";
+  const RunConfig line = parse_run_config(
+      "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0]\nradius = 1.0\n" + tail,
+      "run.toml");
+  EXPECT_EQ(line.dynamics.minimizer, "newton");
+  const RunConfig disc = parse_run_config(
+      "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0, 0.0]\nradius = 1.0\n" + tail,
+      "run.toml");
+  EXPECT_EQ(disc.dynamics.minimizer, "lbfgs");
+  const RunConfig chosen = parse_run_config(
+      "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0, 0.0]\nradius = 1.0\n" + tail +
+          "minimizer = \"newton\"\n",
+      "run.toml");
+  EXPECT_EQ(chosen.dynamics.minimizer, "newton");
+}
+
 }  // namespace
 }  // namespace cpm
