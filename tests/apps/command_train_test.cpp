@@ -73,8 +73,17 @@ TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
 }
 
 TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
-  CPM_SKIP_WITHOUT_DATA_SET("sst2");
+  // Needs no data set: the data folders it reads are written here.
   const auto dir = fresh_directory("train_bad");
+  // A small valid data folder, for the checks that need one.
+  std::filesystem::create_directories(dir / "valid");
+  std::string rows = "sentence\tlabel\n";
+  for (int i = 0; i < 40; ++i)
+    rows += std::string(i % 2 ? "a fine warm film " : "a dull cold film ") + std::to_string(i) +
+            "\t" + std::to_string(i % 2) + "\n";
+  write_file(dir / "valid" / "train.tsv", rows);
+  write_file(dir / "valid" / "dev.tsv", rows);
+  const std::string valid = "directory = \"" + (dir / "valid").string() + "\"\n";
   // A malformed row on line 3 of the training file.
   std::filesystem::create_directories(dir / "data");
   write_file(dir / "data" / "train.tsv", "sentence\tlabel\ngood\t1\nbad\tmaybe\n");
@@ -88,7 +97,7 @@ TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
       << r.standard_error;
   EXPECT_EQ(std::count(r.standard_error.begin(), r.standard_error.end(), '\n'), 1);
 
-  write_file(dir / "heads.toml", small_config(dir / "h", "softmax", 17));
+  write_file(dir / "heads.toml", small_config(dir / "h", "softmax", 17, 0, valid));
   r = run_cpm("train " + (dir / "heads.toml").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.standard_error.find("model.heads: d_model = 17 is not divisible by heads = 2"),
@@ -107,9 +116,9 @@ TEST(TrainCommand, BadInputStopsWithExitCodeTwoAndOneLine) {
   EXPECT_FALSE(std::filesystem::exists(dir / "n"));
 
   // A checkpoint trained with d_model 16, evaluated with a configuration of d_model 32.
-  write_file(dir / "small.toml", small_config(dir / "s", "softmax", 16));
+  write_file(dir / "small.toml", small_config(dir / "s", "softmax", 16, 0, valid));
   ASSERT_EQ(run_cpm("train " + (dir / "small.toml").string()).exit_code, 0);
-  write_file(dir / "large.toml", small_config(dir / "s", "softmax", 32));
+  write_file(dir / "large.toml", small_config(dir / "s", "softmax", 32, 0, valid));
   r = run_cpm("eval " + (dir / "large.toml").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.standard_error.find("checkpoint is for another model size: d_model 16 (model 32)"),
