@@ -9,7 +9,7 @@ namespace cpm::app {
 
 Command converge_command() {
   struct Options {
-    std::string config;
+    std::string config, output;
     bool overwrite = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
@@ -17,9 +17,11 @@ Command converge_command() {
           "convergence of the particle system to the McKean-Vlasov PDE as N grows",
           {value("config", &options->config, "TOML configuration file", true),
            flag("--overwrite", &options->overwrite, "replace results in an existing output folder"),
+           value("--output", &options->output, "output folder (overrides output.directory)"),
            flag("--quiet", &options->quiet, "no progress output")},
           [options] {
-            const ConvergenceConfig config = load_convergence_config(options->config);
+            ConvergenceConfig config = load_convergence_config(options->config);
+            if (!options->output.empty()) config.model.output.directory = options->output;
             const MpiEnvironment mpi;
             run_convergence_study(mpi, config, options->overwrite, !options->quiet);
           }};

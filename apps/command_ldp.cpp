@@ -9,7 +9,7 @@ namespace cpm::app {
 
 Command ldp_command() {
   struct Options {
-    std::string config;
+    std::string config, output;
     bool overwrite = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
@@ -17,10 +17,12 @@ Command ldp_command() {
           "large deviations and concentration of the stationary particle system over replicas",
           {value("config", &options->config, "TOML configuration file", true),
            flag("--overwrite", &options->overwrite, "replace results in an existing output folder"),
+           value("--output", &options->output, "output folder (overrides output.directory)"),
            flag("--quiet", &options->quiet, "no progress output")},
           [options] {
             // Bad input stops before MPI starts.
-            const LdpConfig config = load_ldp_config(options->config);
+            LdpConfig config = load_ldp_config(options->config);
+            if (!options->output.empty()) config.model.output.directory = options->output;
             const MpiEnvironment mpi;
             run_ldp_study(mpi, config, options->overwrite, !options->quiet);
           }};

@@ -16,7 +16,7 @@ Command run_command() {
     std::string config;
     RunOptions run;
     std::string output;
-    bool print_default = false;
+    bool print_default = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
   return {
@@ -30,6 +30,7 @@ Command run_command() {
              "dynamics.t_end and dynamics.outputs may differ), into a new output folder"),
        value("--output", &options->output,
              "write into this folder instead of the configuration's output.directory"),
+       flag("--quiet", &options->quiet, "no progress output"),
        flag("--print-default", &options->print_default,
             "print the embedded default configuration")},
       [options] {
@@ -41,6 +42,7 @@ Command run_command() {
                                ? parse_run_config(kDefaultRunConfig, "embedded default")
                                : load_run_config(options->config);
         if (!options->output.empty()) config.output.directory = options->output;
+        options->run.progress = !options->quiet;
         if (config.grid)
           run_side_by_side(config, options->run);
         else

@@ -15,9 +15,10 @@ namespace cpm::app {
 
 std::vector<Command> train_commands() {
   struct Options {
-    std::string config, checkpoint;
+    std::string config, checkpoint, output;
     std::vector<std::string> texts;
     TrainOptions train;
+    bool quiet = false;
   };
   auto options = std::make_shared<Options>();
   std::vector<Command> commands;
@@ -26,12 +27,20 @@ std::vector<Command> train_commands() {
        "train a Transformer classifier (Phase A + Phase B), or run a recall study",
        {value("config", &options->config, "TOML configuration file", true),
         flag("--overwrite", &options->train.overwrite,
-             "replace results in an existing output folder")},
+             "replace results in an existing output folder"),
+        value("--output", &options->output, "output folder (overrides output.directory)"),
+        flag("--quiet", &options->quiet, "no progress output")},
        [options] {
-         if (is_recall_config(read_text_file(options->config), options->config))
-           run_recall_study(load_recall_config(options->config), {options->train.overwrite, true});
-         else
-           run_train_command(load_train_config(options->config), options->train);
+         options->train.progress = !options->quiet;
+         if (is_recall_config(read_text_file(options->config), options->config)) {
+           RecallConfig config = load_recall_config(options->config);
+           if (!options->output.empty()) config.output_directory = options->output;
+           run_recall_study(config, {options->train.overwrite, options->train.progress});
+         } else {
+           TrainConfig config = load_train_config(options->config);
+           if (!options->output.empty()) config.output_directory = options->output;
+           run_train_command(config, options->train);
+         }
        }});
   commands.push_back(
       {"eval",

@@ -78,5 +78,26 @@ TEST(RecallCommand, BadInputStopsWithExitCodeTwoAndWritesNothing) {
   }
 }
 
+TEST(RecallCommand, OutputAndQuietFlagsRedirectAndSilence) {
+  const auto dir = fresh_directory("recall_flags");
+  write_file(dir / "r.toml", tiny("dataset = \"associative_retrieval\"\npairs = [4]\n",
+                                  "\"softmax\", \"kernel-favor\"", dir / "configured"));
+  const auto r = run_cpm("train " + (dir / "r.toml").string() + " --quiet --output " +
+                         (dir / "moved").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  EXPECT_TRUE(std::filesystem::exists(dir / "moved" / "capacity.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "configured"));
+  EXPECT_EQ(r.standard_error.find("elapsed"), std::string::npos) << r.standard_error;
+  // The folder exists now: a second run needs --overwrite.
+  EXPECT_EQ(run_cpm("train " + (dir / "r.toml").string() + " --quiet --output " +
+                    (dir / "moved").string())
+                .exit_code,
+            2);
+  EXPECT_EQ(run_cpm("train " + (dir / "r.toml").string() + " --quiet --overwrite --output " +
+                    (dir / "moved").string())
+                .exit_code,
+            0);
+}
+
 }  // namespace
 }  // namespace cpm
