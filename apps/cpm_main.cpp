@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "core/stop_request.hpp"
 #include "io/build_info.hpp"
 #include "io/input_error.hpp"
 
@@ -82,6 +83,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
+  } catch (const cpm::StopRequested& e) {
+    std::cerr << "cpm: " << e.what() << '\n';
+    return e.exit_code();
   } catch (const cpm::InputError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;

@@ -15,7 +15,7 @@ namespace {
 // Newton: Armijo constant, halvings of the line search, conjugate-gradient iterations per step.
 constexpr double kArmijo = 1e-4;
 constexpr int kLineSearchHalvings = 60;
-constexpr int kMaxLinearIterations = 500;
+constexpr int kMaxNewtonCgIterations = 500;
 // The largest forcing term: far from the minimum a looser solve (1/2) only halves the residual,
 // and each Newton iteration then buys little for its force evaluation and linearisation; with
 // 1/10 the crowded 1D gas at N = 10⁴ needs 71 iterations instead of 212 (bench/RESULTS.md).
@@ -207,7 +207,7 @@ MinimizationResult EnergyMinimizer::newton(Eigen::MatrixXd& x, const MinimizerOb
           jacobian_->precondition(r, z, sigma_);
         },
         b, direction, [&](const Eigen::MatrixXd& r) { return r.norm() <= target; },
-        kMaxLinearIterations);
+        kMaxNewtonCgIterations);
     linear_iterations = solve.iterations;
     if (!(frobenius_dot(b, direction) > 0.0) || !direction.allFinite())
       // Negative curvature at the first iteration: the preconditioned gradient instead.

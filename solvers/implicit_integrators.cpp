@@ -27,7 +27,7 @@ constexpr double kMHat[3] = {2.113248654051871, 1.0, 0.4226497308103742};
 // Step control: safety factor, bounds on the change of h, order of the error estimate + 1.
 constexpr double kSafety = 0.9, kMinFactor = 0.2, kMaxFactor = 5.0, kErrorExponent = 1.0 / 3.0;
 constexpr int kMaxRejections = 200;
-constexpr int kMaxLinearIterations = 2000;
+constexpr int kMaxImplicitCgIterations = 2000;
 
 double check_count(const IntegratorState& state, const std::string& name) {
   const double steps = state_entry(state, name);
@@ -66,7 +66,7 @@ bool ImplicitGradientFlowIntegrator::solve(const Eigen::MatrixXd& rhs, Eigen::Ma
       [&](const Eigen::MatrixXd& residual) {
         return (residual.array().abs() / scale.array()).maxCoeff() <= bound;
       },
-      kMaxLinearIterations);
+      kMaxImplicitCgIterations);
   linear_iterations_ += static_cast<std::uint64_t>(r.iterations);
   return r.converged;
 }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/stop_request.hpp"
 #include "experiments/run/minimization_report.hpp"
 #include "experiments/run/run_output.hpp"
 #include "experiments/run/run_restart.hpp"
@@ -48,6 +49,7 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
                                                        " steps=" + std::to_string(p.steps));
   });
   Eigen::MatrixXd drift;
+  const StopRequestHandler stop_handler;  // SIGINT/SIGTERM: stop after the next frame
   for (const double t : output_times(config.dynamics, start)) {
     run.advance_to(t);
     if (!run.particles().positions.allFinite())
@@ -64,6 +66,14 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
                        run.potential(), run.save_state());
     progress.update(
         t, "t=" + format_number(t) + " " + columns[headline] + "=" + format_number(row[headline]));
+    if (const int signal = stop_signal(); signal != 0 && t < config.dynamics.t_end) {
+      integrator.set_observer({});
+      throw StopRequested(signal,
+                          "run.h5 holds every frame up to t = " + format_number(t) +
+                              "; continue with: cpm run" +
+                              (config.source == "embedded default" ? "" : " " + config.source) +
+                              " --restart " + dir + "run.h5 --output <new folder>");
+    }
   }
   integrator.set_observer({});
   const auto* minimizer = dynamic_cast<const MinimizerIntegrator*>(&integrator);
