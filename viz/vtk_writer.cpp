@@ -67,17 +67,19 @@ void write_xml(Writer& writer, Data& data, const std::string& path) {
 
 VtkSeriesWriter::VtkSeriesWriter(std::string directory, std::string stem)
     : directory_(std::move(directory)), stem_(std::move(stem)) {
+  const std::string frames = directory_ + "/" + frames_folder();
   std::error_code ec;
-  std::filesystem::create_directories(directory_, ec);
-  if (ec) throw std::runtime_error(directory_ + ": cannot create the folder: " + ec.message());
+  std::filesystem::create_directories(frames, ec);
+  if (ec) throw std::runtime_error(frames + ": cannot create the folder: " + ec.message());
   // Frames of an earlier series of this name (a run replaced with --overwrite) would otherwise
   // stay beside the new ones without being listed in the new .pvd.
-  for (const auto& entry : std::filesystem::directory_iterator(directory_)) {
-    const std::string name = entry.path().filename().string();
-    const bool particles = name.starts_with(stem_ + "_particles_") && name.ends_with(".vtp");
-    const bool grid = name.starts_with(stem_ + "_grid_") && name.ends_with(".vti");
-    if (particles || grid) std::filesystem::remove(entry.path());
-  }
+  for (const std::string& folder : {directory_, frames})
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      const std::string name = entry.path().filename().string();
+      const bool particles = name.starts_with(stem_ + "_particles_") && name.ends_with(".vtp");
+      const bool grid = name.starts_with(stem_ + "_grid_") && name.ends_with(".vti");
+      if (particles || grid) std::filesystem::remove(entry.path());
+    }
 }
 
 void VtkSeriesWriter::set_grid(const CellGrid& grid, std::vector<std::uint8_t> mask) {
@@ -120,7 +122,8 @@ void VtkSeriesWriter::write_frame(double time, const Eigen::MatrixXd& positions,
   cloud->GetPointData()->AddArray(ids);
   for (const NamedArray& array : particle_arrays)
     cloud->GetPointData()->AddArray(to_vtk(array, n, collection_path()));
-  const std::string particle_file = numbered(stem_, "particles", frames_, "vtp");
+  const std::string particle_file =
+      frames_folder() + "/" + numbered(stem_, "particles", frames_, "vtp");
   vtkNew<vtkXMLPolyDataWriter> particle_writer;
   write_xml(particle_writer, cloud, directory_ + "/" + particle_file);
   entries_.push_back({time, 0, particle_file});
@@ -142,7 +145,7 @@ void VtkSeriesWriter::write_frame(double time, const Eigen::MatrixXd& positions,
     image->GetCellData()->AddArray(mask);
     for (const NamedArray& field : grid_fields)
       image->GetCellData()->AddArray(to_vtk(field, grid_->size(), collection_path()));
-    const std::string grid_file = numbered(stem_, "grid", frames_, "vti");
+    const std::string grid_file = frames_folder() + "/" + numbered(stem_, "grid", frames_, "vti");
     vtkNew<vtkXMLImageDataWriter> grid_writer;
     write_xml(grid_writer, image, directory_ + "/" + grid_file);
     entries_.push_back({time, 1, grid_file});

@@ -30,8 +30,10 @@ struct NamedArray {
 
 class VtkSeriesWriter {
  public:
-  // Files go to <directory>/<stem>_particles_<k>.vtp, <stem>_grid_<k>.vti and <stem>.pvd; frame
-  // files of an earlier series of the same stem in the folder are removed.
+  // The collection goes to <directory>/<stem>.pvd, the frames into the sub-folder
+  // <directory>/<stem>_frames/ (<stem>_particles_<k>.vtp, <stem>_grid_<k>.vti), so that the
+  // run's tables and figures are what a user sees first; frame files of an earlier series of the
+  // same stem (in the sub-folder, or beside the .pvd as older versions wrote them) are removed.
   VtkSeriesWriter(std::string directory, std::string stem = "run");
 
   // The grid and its mask (1 = cell inside the domain), once, before the first frame with fields.
@@ -45,6 +47,8 @@ class VtkSeriesWriter {
                    const std::vector<NamedArray>& grid_fields = {});
 
   std::string collection_path() const { return directory_ + "/" + stem_ + ".pvd"; }
+  // The folder of the frame files, relative to the directory: "<stem>_frames".
+  std::string frames_folder() const { return stem_ + "_frames"; }
 
  private:
   struct Entry {

@@ -100,13 +100,19 @@ TEST(VtkSeriesWriter, ReplacedSeriesLeavesNoFramesOfTheEarlierOne) {
   }
   std::ofstream(dir + "/notes.txt") << "kept";
   std::ofstream(dir + "/other_particles_0000.vtp") << "kept";
+  std::ofstream(dir + "/run_particles_0007.vtp") << "an older version's frame beside the .pvd";
   VtkSeriesWriter second(dir);
   second.write_frame(0.0, x, {});
-  EXPECT_TRUE(std::filesystem::exists(dir + "/run_particles_0000.vtp"));
-  EXPECT_FALSE(std::filesystem::exists(dir + "/run_particles_0001.vtp"));
-  EXPECT_FALSE(std::filesystem::exists(dir + "/run_particles_0002.vtp"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/run_frames/run_particles_0000.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run_frames/run_particles_0001.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run_frames/run_particles_0002.vtp"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/other_particles_0000.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run_particles_0007.vtp"));
+  // The collection at the top names the frames in the sub-folder.
+  std::ifstream pvd(dir + "/run.pvd");
+  const std::string text((std::istreambuf_iterator<char>(pvd)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("file=\"run_frames/run_particles_0000.vtp\""), std::string::npos) << text;
 }
 
 }  // namespace

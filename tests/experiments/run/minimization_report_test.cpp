@@ -41,8 +41,8 @@ TEST(MinimizationReport, MinimiseRunWritesOneFrameAndTheConvergenceHistory) {
                                                     "t_end = 2.0\noutputs = 10\n"));
   ASSERT_EQ(testing::run_cpm("run " + (dir / "run.toml").string()).exit_code, 0);
   const auto out = dir / "out";
-  EXPECT_TRUE(std::filesystem::exists(out / "run_particles_0000.vtp"));
-  EXPECT_FALSE(std::filesystem::exists(out / "run_particles_0001.vtp"));
+  EXPECT_TRUE(std::filesystem::exists(out / "run_frames" / "run_particles_0000.vtp"));
+  EXPECT_FALSE(std::filesystem::exists(out / "run_frames" / "run_particles_0001.vtp"));
   const Checkpoint c = read_checkpoint((out / "run.h5").string());
   EXPECT_DOUBLE_EQ(c.state.time, 2.0);
   EXPECT_DOUBLE_EQ(c.positions.cwiseAbs().maxCoeff(), 1.0);

@@ -43,8 +43,8 @@ directory = ")" + (dir / "out").string() + "\"\n");
   const auto out = dir / "out";
   EXPECT_TRUE(std::filesystem::exists(out / "run.pvd"));
   for (const std::string k : {"0000", "0001", "0002"}) {
-    EXPECT_TRUE(std::filesystem::exists(out / ("run_particles_" + k + ".vtp"))) << k;
-    EXPECT_TRUE(std::filesystem::exists(out / ("run_grid_" + k + ".vti"))) << k;
+    EXPECT_TRUE(std::filesystem::exists(out / "run_frames" / ("run_particles_" + k + ".vtp"))) << k;
+    EXPECT_TRUE(std::filesystem::exists(out / "run_frames" / ("run_grid_" + k + ".vti"))) << k;
   }
   const Checkpoint c = read_checkpoint((out / "run.h5").string());
   EXPECT_EQ(c.state.step, 10);  // t_end / step Langevin steps

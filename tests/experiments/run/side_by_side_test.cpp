@@ -183,8 +183,9 @@ TEST(SideBySide, RunWritesOneRowPerOutputTimeWithAHeader) {
       EXPECT_LE(rows[k][f], rows[k - 1][f]);
     }
   }
-  for (const char* file : {"run.h5", "run.pvd", "run_particles_0004.vtp", "run_grid_0004.vti",
-                           "side_by_side.png", "energies.png", "run_info.txt"})
+  for (const char* file :
+       {"run.h5", "run.pvd", "run_frames/run_particles_0004.vtp", "run_frames/run_grid_0004.vti",
+        "side_by_side.png", "energies.png", "run_info.txt"})
     EXPECT_TRUE(std::filesystem::exists(config.output.directory + "/" + file)) << file;
 }
 
