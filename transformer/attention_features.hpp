@@ -89,6 +89,13 @@ inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head
   throw std::invalid_argument("rff features can be negative: not usable in linear attention");
 }
 
+// The scale s = d_head^{-1/4} of linear attention's feature input: φ(s q)ᵀφ(s k) estimates
+// exp(qᵀk/√d_head) for favor, the softmax kernel of the same head.
+template <class T>
+T feature_input_scale(int head_size) {
+  return static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(head_size))));
+}
+
 // The rows of the particle block Ω behind feature_dim = D_φ rows of φ: D_φ for favor,
 // porf-softplus and softmaxfeat, D_φ/2 for hedgehog, 0 for elu and dpfp. Throws
 // std::invalid_argument when the kind has no D_φ = feature_dim for this head size.
