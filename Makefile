@@ -3,11 +3,13 @@
 #   make test      the same set-up, then every test (builds the tests first)
 #   make install   installs cpm into PREFIX (default /usr/local): see README, "Installing"
 #   make sanitize  every test built with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make fuzz      every reader fuzzed for FUZZ_SECONDS each (default 60): scripts/fuzz.sh
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
-.PHONY: run test build configure configure-run deps deps-test bench install sanitize clean
+FUZZ_SECONDS ?= 60
+.PHONY: run test build configure configure-run deps deps-test bench install sanitize fuzz clean
 
 run: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cpm_app
@@ -27,6 +29,10 @@ sanitize: deps-test
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+fuzz:
+	bash scripts/install-deps.sh fuzz
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # `make run` and `make install` configure without the tests, whose packages they do not install.
 configure-run: deps

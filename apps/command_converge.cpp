@@ -9,7 +9,7 @@ namespace cpm::app {
 
 Command converge_command() {
   struct Options {
-    std::string config, output;
+    std::string config, output, restart;
     bool overwrite = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
@@ -18,12 +18,15 @@ Command converge_command() {
           {value("config", &options->config, "TOML configuration file", true),
            flag("--overwrite", &options->overwrite, "replace results in an existing output folder"),
            value("--output", &options->output, "output folder (overrides output.directory)"),
-           flag("--quiet", &options->quiet, "no progress output")},
+           flag("--quiet", &options->quiet, "no progress output"),
+           value("--restart", &options->restart,
+                 "continue from the replicas.checkpoint a stopped study wrote")},
           [options] {
             ConvergenceConfig config = load_convergence_config(options->config);
             if (!options->output.empty()) config.model.output.directory = options->output;
             const MpiEnvironment mpi;
-            run_convergence_study(mpi, config, options->overwrite, !options->quiet);
+            run_convergence_study(mpi, config, options->overwrite, !options->quiet,
+                                  options->restart);
           }};
 }
 

@@ -9,6 +9,7 @@
 #include "config/train_config.hpp"
 #include "experiments/attention/attention_training.hpp"
 #include "experiments/recall/recall_study.hpp"
+#include "io/input_error.hpp"
 #include "io/text_file.hpp"
 
 namespace cpm::app {
@@ -29,10 +30,16 @@ std::vector<Command> train_commands() {
         flag("--overwrite", &options->train.overwrite,
              "replace results in an existing output folder"),
         value("--output", &options->output, "output folder (overrides output.directory)"),
-        flag("--quiet", &options->quiet, "no progress output")},
+        flag("--quiet", &options->quiet, "no progress output"),
+        value("--restart", &options->train.restart,
+              "continue from the training_checkpoint.h5 a stopped training wrote")},
        [options] {
          options->train.progress = !options->quiet;
          if (is_recall_config(read_text_file(options->config), options->config)) {
+           if (!options->train.restart.empty())
+             throw InputError(options->config +
+                              ": --restart continues a single training run, "
+                              "not a recall study");
            RecallConfig config = load_recall_config(options->config);
            if (!options->output.empty()) config.output_directory = options->output;
            run_recall_study(config, {options->train.overwrite, options->train.progress});

@@ -5,12 +5,18 @@
 
 namespace cpm {
 
-CsvTable::CsvTable(const std::string& path, std::vector<std::string> columns)
-    : path_(path), columns_(std::move(columns)), out_(path) {
+CsvTable::CsvTable(const std::string& path, std::vector<std::string> columns, bool append)
+    : path_(path),
+      columns_(std::move(columns)),
+      out_(path, append ? std::ios::app : std::ios::trunc) {
   if (!out_) throw std::runtime_error(path + ": cannot write the table");
-  for (std::size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << columns_[i];
-  out_ << '\n' << std::setprecision(17);
+  if (!append) {
+    for (std::size_t i = 0; i < columns_.size(); ++i) out_ << (i ? "," : "") << columns_[i];
+    out_ << '\n';
+  }
+  out_ << std::setprecision(17);
   out_.flush();
+  if (!out_) throw std::runtime_error(path + ": cannot write the table");
 }
 
 void CsvTable::add_row(const std::vector<double>& values) {
@@ -20,6 +26,7 @@ void CsvTable::add_row(const std::vector<double>& values) {
   for (std::size_t i = 0; i < values.size(); ++i) out_ << (i ? "," : "") << values[i];
   out_ << '\n';
   out_.flush();
+  if (!out_) throw std::runtime_error(path_ + ": cannot write the table (disk full?)");
 }
 
 }  // namespace cpm

@@ -9,7 +9,8 @@ namespace cpm {
 
 class CsvTable {
  public:
-  CsvTable(const std::string& path, std::vector<std::string> columns);
+  // `append`: continue a table written earlier (its header is kept, not written again).
+  CsvTable(const std::string& path, std::vector<std::string> columns, bool append = false);
   void add_row(const std::vector<double>& values);
   const std::vector<std::string>& columns() const { return columns_; }
 

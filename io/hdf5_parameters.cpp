@@ -43,7 +43,11 @@ ParameterSet::Value read_parameter(const H5::Attribute& a) {
 void read_below(const H5::Group& group, const std::string& prefix, ParameterSet& out) {
   for (unsigned i = 0; i < static_cast<unsigned>(group.getNumAttrs()); ++i) {
     const H5::Attribute a = group.openAttribute(i);
-    out.set(prefix + a.getName(), read_parameter(a));
+    try {
+      out.set(prefix + a.getName(), read_parameter(a));
+    } catch (const std::invalid_argument& e) {  // a name cpm never writes
+      throw std::runtime_error(e.what());
+    }
   }
   for (hsize_t i = 0; i < group.getNumObjs(); ++i) {
     const std::string name = group.getObjnameByIdx(i);

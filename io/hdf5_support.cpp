@@ -285,6 +285,19 @@ std::vector<T> read_all(const H5::DataSet& dataset, std::vector<hsize_t>& shape,
 
 }  // namespace
 
+void write_floats(const H5::Group& parent, const std::string& name,
+                  const std::vector<float>& values) {
+  const H5::DataSet set =
+      parent.createDataSet(name, H5::PredType::NATIVE_FLOAT, vector_space(values.size()));
+  if (!values.empty()) set.write(values.data(), H5::PredType::NATIVE_FLOAT);
+}
+
+std::vector<float> read_floats(const H5::Group& parent, const std::string& name) {
+  std::vector<hsize_t> shape;
+  return read_all<float>(parent.openDataSet(name), shape, H5::PredType::NATIVE_FLOAT, H5T_FLOAT,
+                         name);
+}
+
 std::vector<double> read_doubles(const H5::DataSet& dataset, std::vector<hsize_t>& shape) {
   return read_all<double>(dataset, shape, H5::PredType::NATIVE_DOUBLE, H5T_FLOAT,
                           dataset.getObjName());

@@ -71,6 +71,11 @@ class FrameDataset {
 void write_dataset(const H5::Group& parent, const std::string& name,
                    const std::vector<hsize_t>& shape, const std::vector<std::uint8_t>& values);
 
+// A one-dimensional dataset of floats (contiguous), and its whole content read back.
+void write_floats(const H5::Group& parent, const std::string& name,
+                  const std::vector<float>& values);
+std::vector<float> read_floats(const H5::Group& parent, const std::string& name);
+
 // Whole-dataset reads; `shape` receives the dataset's dimensions.
 std::vector<double> read_doubles(const H5::DataSet& dataset, std::vector<hsize_t>& shape);
 std::vector<std::int64_t> read_int64s(const H5::DataSet& dataset, std::vector<hsize_t>& shape);

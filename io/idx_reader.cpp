@@ -45,9 +45,11 @@ IdxArray read_idx(const std::string& path) {
     read_exactly(f.get(), b, 4, path, "dimensions");
     const std::int64_t size = (std::int64_t{b[0]} << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
     a.shape.push_back(size);
+    // At most 2^34 bytes; checked before multiplying (eight 32-bit sizes overflow 64 bits).
+    if (size > 0 && count > (std::int64_t{1} << 34) / size)
+      throw InputError(path + ": IDX array too large");
     count *= size;
   }
-  if (count > (std::int64_t{1} << 34)) throw InputError(path + ": IDX array too large");
   a.data.resize(static_cast<std::size_t>(count));
   if (count > 0) read_exactly(f.get(), a.data.data(), a.data.size(), path, "data");
   unsigned char extra;

@@ -60,4 +60,8 @@ void Progress::finish(const std::string& detail) {
   if (terminal_) std::fprintf(stderr, "\033[K");
 }
 
+void Progress::interrupt() {
+  if (enabled_ && terminal_) std::fprintf(stderr, "\n");
+}
+
 }  // namespace cpm

@@ -12,6 +12,8 @@ class Progress {
   // Reports that `done` of `total` is finished; `detail` is appended (e.g. "W1=0.012").
   void update(double done, const std::string& detail = "");
   void finish(const std::string& detail = "");
+  // Ends the progress line without "done" (a stopped run): a line break on a terminal.
+  void interrupt();
 
   // Whether a heartbeat is due: kHeartbeatSeconds since the last line. Cheap (one clock read), so
   // a caller polls it every step and builds its detail only when it holds.

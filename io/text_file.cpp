@@ -17,4 +17,10 @@ std::string read_text_file(const std::string& path) {
   return buffer.str();
 }
 
+std::uint64_t text_fingerprint(const std::string& text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
 }  // namespace cpm

@@ -3,6 +3,7 @@
 # second run does nothing and needs no network.
 #   install-deps.sh        what building and running the `cpm` command needs (make run)
 #   install-deps.sh test   that, and what the tests and benchmarks need (make test)
+#   install-deps.sh fuzz   that, and clang's libFuzzer and OpenMP runtime (make fuzz)
 set -euo pipefail
 
 packages=(
@@ -22,8 +23,10 @@ if [ "${1:-}" = "test" ]; then
     python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch python3-vtk9
     dataset-fashion-mnist
   )
+elif [ "${1:-}" = "fuzz" ]; then
+  packages+=(clang libclang-rt-dev libomp-dev)
 elif [ -n "${1:-}" ]; then
-  echo "install-deps: unknown argument '$1' (none, or 'test')" >&2
+  echo "install-deps: unknown argument '$1' (none, 'test' or 'fuzz')" >&2
   exit 2
 fi
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace cpm {
@@ -74,6 +75,21 @@ class AdamW {
   }
   std::int64_t steps() const {
     return t_;
+  }
+  // The state a checkpoint keeps: m, v and the step count t of the bias corrections.
+  const std::vector<float>& first_moments() const {
+    return m_;
+  }
+  const std::vector<float>& second_moments() const {
+    return v_;
+  }
+  // Continues from a saved state; std::invalid_argument if its size is not this optimiser's.
+  void restore(const std::vector<float>& m, const std::vector<float>& v, std::int64_t t) {
+    if (m.size() != m_.size() || v.size() != v_.size() || t < 0)
+      throw std::invalid_argument("the optimiser state does not match the model's parameters");
+    m_ = m;
+    v_ = v;
+    t_ = t;
   }
 
  private:

@@ -1,9 +1,11 @@
 #include "transformer/classifier_checkpoint.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <variant>
 
 #include "io/input_error.hpp"
+#include "transformer/tokenizer.hpp"
 
 namespace cpm {
 
@@ -26,6 +28,20 @@ T entry(const ModelCheckpoint& c, const std::string& key, const std::string& pat
     throw InputError(path + ": not a readable cpm model checkpoint (model." + key +
                      " is missing or of the wrong type)");
   return std::get<T>(*v);
+}
+
+// What TransformerClassifier's constructor allocates for `s` (its tensor list, in the same
+// order): checked against the checkpoint before a model of a damaged shape is built.
+std::int64_t parameter_count(const ModelShape& s) {
+  const std::int64_t C = s.d_model, F = s.d_ff, R = (s.qk_tied ? 2 : 3) * C, K = s.classes;
+  const std::int64_t layer = 2 * C + R * C + R + C * C + C + 2 * C + F * C + F + C * F + C;
+  return s.vocabulary * C + s.max_length * C + s.layers * layer + 2 * C + K * C + K;
+}
+
+std::int64_t particle_count(const ModelShape& s) {
+  return s.attention == AttentionKind::linear
+             ? std::int64_t{s.layers} * s.heads * s.features * s.head_size()
+             : 0;
 }
 
 }  // namespace
@@ -53,8 +69,13 @@ ModelCheckpoint classifier_checkpoint(const TransformerClassifier<float>& model,
 
 ModelShape checkpoint_shape(const ModelCheckpoint& c, const std::string& path) {
   ModelShape s;
-  for (const auto& f : kShapeFields)
-    s.*f.member = static_cast<int>(entry<std::int64_t>(c, f.name, path));
+  for (const auto& f : kShapeFields) {
+    const std::int64_t value = entry<std::int64_t>(c, f.name, path);
+    if (value < 0 || value > std::numeric_limits<std::int32_t>::max())
+      throw InputError(path + ": model." + f.name + " = " + std::to_string(value) +
+                       " is out of range (damaged checkpoint)");
+    s.*f.member = static_cast<int>(value);
+  }
   const std::string attention = entry<std::string>(c, "attention", path);
   s.attention = attention == "softmax"   ? AttentionKind::softmax
                 : attention == "uniform" ? AttentionKind::uniform
@@ -67,6 +88,20 @@ ModelShape checkpoint_shape(const ModelCheckpoint& c, const std::string& path) {
   s.feature_map.epsilon = entry<double>(c, "feature_epsilon", path);
   s.qk_tied = entry<std::int64_t>(c, "qk_tied", path) != 0;
   s.dropout = entry<double>(c, "dropout", path);
+  try {
+    s.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path + ": " + e.what() + " (damaged checkpoint)");
+  }
+  if (s.d_ff < 1 || static_cast<std::int64_t>(c.parameters.size()) != parameter_count(s) ||
+      static_cast<std::int64_t>(c.particles.size()) != particle_count(s))
+    throw InputError(path +
+                     ": parameter count does not match the model shape (damaged checkpoint)");
+  if (!c.vocabulary.empty() && (static_cast<int>(c.vocabulary.size()) != s.vocabulary ||
+                                !Tokenizer::is_vocabulary(c.vocabulary)))
+    throw InputError(path + ": the word list is not a vocabulary of " +
+                     std::to_string(s.vocabulary) +
+                     " words starting with <pad>, <unk>, <sep> (damaged checkpoint)");
   return s;
 }
 

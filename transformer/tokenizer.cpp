@@ -52,9 +52,13 @@ Tokenizer Tokenizer::build(const std::vector<std::string>& texts, int min_count,
   return Tokenizer(std::move(vocabulary));
 }
 
+bool Tokenizer::is_vocabulary(const std::vector<std::string>& words) {
+  return words.size() >= kSpecial.size() &&
+         std::equal(kSpecial.begin(), kSpecial.end(), words.begin());
+}
+
 Tokenizer::Tokenizer(std::vector<std::string> vocabulary) : vocabulary_(std::move(vocabulary)) {
-  if (vocabulary_.size() < kSpecial.size() ||
-      !std::equal(kSpecial.begin(), kSpecial.end(), vocabulary_.begin()))
+  if (!is_vocabulary(vocabulary_))
     throw std::invalid_argument("a vocabulary starts with <pad>, <unk>, <sep>");
   for (std::size_t i = 0; i < vocabulary_.size(); ++i)
     sorted_.emplace_back(vocabulary_[i], static_cast<int>(i));

@@ -16,8 +16,11 @@ class Tokenizer {
   // at most max_size entries in all (0: no limit).
   static Tokenizer build(const std::vector<std::string>& texts, int min_count,
                          std::size_t max_size = 0);
-  // A tokenizer over a stored vocabulary (index = id, including the three special tokens).
+  // A tokenizer over a stored vocabulary (index = id, including the three special tokens);
+  // std::invalid_argument unless is_vocabulary(vocabulary).
   explicit Tokenizer(std::vector<std::string> vocabulary);
+  // Whether `words` starts with the three special tokens, as every vocabulary does.
+  static bool is_vocabulary(const std::vector<std::string>& words);
 
   // The words of a text as the tokenizer splits them.
   static std::vector<std::string> split(const std::string& text);

@@ -21,13 +21,33 @@ Trainer::Trainer(TransformerClassifier<float>& model, const TrainerSettings& set
       optimiser_(model.weight_decay_mask(),
                  {settings.learning_rate, 0.9, 0.999, 1e-8, settings.weight_decay}) {}
 
-void Trainer::run_epoch(const SequenceSet& data, int epoch,
-                        const std::function<void(const TrainingStep&)>& on_log, int log_every) {
+TrainerState Trainer::state() const {
+  return {step_,
+          smoothed_loss_,
+          seconds_,
+          tokens_,
+          optimiser_.steps(),
+          optimiser_.first_moments(),
+          optimiser_.second_moments()};
+}
+
+void Trainer::restore(const TrainerState& state) {
+  optimiser_.restore(state.first_moments, state.second_moments, state.optimiser_steps);
+  step_ = state.step;
+  smoothed_loss_ = state.smoothed_loss;
+  seconds_ = state.seconds;
+  tokens_ = state.tokens;
+}
+
+std::size_t Trainer::run_epoch(const SequenceSet& data, int epoch,
+                               const std::function<void(const TrainingStep&)>& on_log,
+                               int log_every, std::size_t first_example,
+                               const std::function<bool()>& stop) {
   const TrainerSettings& t = settings_;
   const std::size_t n = data.size();
   const std::vector<std::size_t> order = random_permutation(
       n, RandomStream(t.seed, RandomPurpose::training_order, 0, static_cast<std::uint64_t>(epoch)));
-  for (std::size_t first = 0; first < n; first += t.batch_size) {
+  for (std::size_t first = first_example; first < n; first += t.batch_size) {
     const auto start = std::chrono::steady_clock::now();
     const int count = static_cast<int>(std::min<std::size_t>(t.batch_size, n - first));
     const TokenBatch batch = batch_.gather(data, order.data() + first, count);
@@ -46,7 +66,9 @@ void Trainer::run_epoch(const SequenceSet& data, int epoch,
       throw std::runtime_error("training loss became non-finite at step " + std::to_string(step_));
     if (on_log && (step_ % log_every == 0 || step_ == total_steps_))
       on_log({epoch + 1, step_, loss, smoothed_loss_, lr, norm, tokens_per_second()});
+    if (stop && stop()) return std::min(n, first + t.batch_size);
   }
+  return n;
 }
 
 }  // namespace cpm

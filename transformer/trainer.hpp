@@ -5,6 +5,7 @@
 // keyed by (seed, e) (RandomPurpose::training_order); a step allocates nothing.
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "transformer/adamw.hpp"
 #include "transformer/batching.hpp"
@@ -33,16 +34,33 @@ struct TrainingStep {
   double tokens_per_second = 0.0;
 };
 
+// Everything a continued training needs besides the model: the step counters, the loss average,
+// the timing totals and AdamW's moments.
+struct TrainerState {
+  std::int64_t step = 0;
+  double smoothed_loss = 0.0, seconds = 0.0, tokens = 0.0;
+  std::int64_t optimiser_steps = 0;
+  std::vector<float> first_moments, second_moments;
+};
+
 class Trainer {
  public:
   // `total_steps` spans the learning-rate schedule (all epochs this trainer will run).
   Trainer(TransformerClassifier<float>& model, const TrainerSettings& settings,
           std::int64_t total_steps);
 
-  // One pass over `data` in the order of epoch `epoch` (from 0). Throws std::runtime_error if the
-  // loss becomes non-finite.
-  void run_epoch(const SequenceSet& data, int epoch,
-                 const std::function<void(const TrainingStep&)>& on_log = {}, int log_every = 50);
+  // One pass over `data` in the order of epoch `epoch` (from 0), from its example `first` (0, or
+  // where a stopped pass ended). After each step `stop()` may end the pass early. Returns the
+  // position reached: data.size() for a whole pass. Throws std::runtime_error if the loss becomes
+  // non-finite.
+  std::size_t run_epoch(const SequenceSet& data, int epoch,
+                        const std::function<void(const TrainingStep&)>& on_log = {},
+                        int log_every = 50, std::size_t first = 0,
+                        const std::function<bool()>& stop = {});
+
+  TrainerState state() const;
+  // Continues from a saved state; std::invalid_argument if it is not for this model's size.
+  void restore(const TrainerState& state);
 
   std::int64_t steps() const { return step_; }
   double smoothed_loss() const { return smoothed_loss_; }

@@ -9,16 +9,20 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "config/toml_reader.hpp"
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
+#include "core/stop_request.hpp"
 #include "experiments/attention/paired_protocol.hpp"
 #include "io/csv_table.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
+#include "io/text_file.hpp"
+#include "io/training_checkpoint.hpp"
 #include "transformer/classifier_checkpoint.hpp"
 #include "transformer/trainer.hpp"
 #include "viz/plot.hpp"
@@ -143,8 +147,42 @@ void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& co
   out.unsetf(std::ios::fixed);
 }
 
+namespace {
+
+std::string training_checkpoint_path(const std::string& directory) {
+  return (std::filesystem::path(directory) / "training_checkpoint.h5").string();
+}
+
+bool in_folder(const std::string& file, const std::string& directory) {
+  std::error_code error;
+  return std::filesystem::exists(directory, error) &&
+         std::filesystem::equivalent(std::filesystem::absolute(file).parent_path(), directory,
+                                     error);
+}
+
+// The model and trainer continue from `path`; returns the epoch and example to continue at.
+std::pair<int, std::size_t> restore_training(const std::string& path, const TrainConfig& config,
+                                             TransformerClassifier<float>& model,
+                                             Trainer& trainer) {
+  const TrainingCheckpoint c = load_training_checkpoint(path);
+  if (c.fingerprint != text_fingerprint(read_text_file(config.source)))
+    throw InputError(path + ": written by a training run with another configuration than " +
+                     config.source);
+  load_weights(model, c.model, path);
+  try {
+    trainer.restore({c.step, c.smoothed_loss, c.seconds, c.tokens, c.optimiser_steps,
+                     c.first_moments, c.second_moments});
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path + ": " + e.what() + " (damaged checkpoint)");
+  }
+  return {c.epoch, static_cast<std::size_t>(c.position)};
+}
+
+}  // namespace
+
 TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
-                                  const std::string& directory, bool progress) {
+                                  const std::string& directory, bool progress,
+                                  const TrainingRecovery* recovery) {
   const TrainingConfig& t = config.training;
   const AttentionVariant& variant = config.model.variant;
   TransformerClassifier<float> model = make_attention_model(config, task);
@@ -155,9 +193,17 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   const std::int64_t total_steps = steps_per_epoch(task.train.size(), t.batch_size) * epochs;
   Trainer trainer(model, trainer_settings(t), total_steps);
 
+  std::optional<StopRequestHandler> stop_handler;
+  if (recovery) stop_handler.emplace();
+  const bool restarting = recovery && !recovery->restart.empty();
+  const auto [start_epoch, start_example] =
+      restarting ? restore_training(recovery->restart, config, model, trainer)
+                 : std::pair<int, std::size_t>{0, 0};
+
   TrainResult result;
   CsvTable log(directory + "/training_log.csv",
-               {"epoch", "step", "loss", "learning_rate", "gradient_norm", "tokens_per_second"});
+               {"epoch", "step", "loss", "learning_rate", "gradient_norm", "tokens_per_second"},
+               restarting && in_folder(recovery->restart, directory));
   auto run_phase = [&] {
     result.phase_a = run_phase_a(model, task.train, task.classes, config.phase_a, t.seed,
                                  t.batch_size, progress);
@@ -174,9 +220,28 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
            << s.tokens_per_second << " tok/s";
     bar.update(static_cast<double>(s.step), detail.str());
   };
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    if (phase_a && epoch == warmup_epochs) run_phase();
-    trainer.run_epoch(task.train, epoch, on_log);
+  const auto stop_requested = [&] { return stop_handler && stop_signal() != 0; };
+  for (int epoch = start_epoch; epoch < epochs; ++epoch) {
+    const std::size_t first = epoch == start_epoch ? start_example : 0;
+    if (phase_a && epoch == warmup_epochs && first == 0) run_phase();
+    const std::size_t reached =
+        trainer.run_epoch(task.train, epoch, on_log, 50, first, stop_requested);
+    const bool epoch_done = reached >= task.train.size();
+    if (stop_requested() && !(epoch_done && epoch + 1 == epochs)) {
+      bar.interrupt();
+      const TrainerState state = trainer.state();
+      const std::string path = training_checkpoint_path(directory);
+      save_training_checkpoint(
+          path, {classifier_checkpoint(model, variant.name(), task.dataset, task.vocabulary),
+                 text_fingerprint(read_text_file(config.source)), epoch_done ? epoch + 1 : epoch,
+                 static_cast<std::int64_t>(epoch_done ? 0 : reached), state.step,
+                 state.smoothed_loss, state.seconds, state.tokens, state.optimiser_steps,
+                 state.first_moments, state.second_moments});
+      throw StopRequested(stop_signal(), "step " + std::to_string(state.step) + " of " +
+                                             std::to_string(total_steps) + " saved in " + path +
+                                             "; continue with: cpm train " + config.source +
+                                             " --output " + directory + " --restart " + path);
+    }
   }
   if (phase_a && epochs == warmup_epochs) run_phase();  // no Phase B epochs: Phase A only
   bar.finish();
@@ -190,6 +255,8 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   save_model_checkpoint(
       directory + "/model.h5",
       classifier_checkpoint(model, variant.name(), task.dataset, task.vocabulary));
+  if (restarting && in_folder(recovery->restart, directory))
+    std::filesystem::remove(recovery->restart);  // a finished run keeps no checkpoint
   return result;
 }
 
@@ -277,9 +344,12 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
 void run_train_command(const TrainConfig& config, const TrainOptions& options) {
   const std::string root = config.output_directory;
   if (!config.is_experiment()) {
-    const AttentionTask task = load_attention_task(config.data);  // bad data stops here
-    prepare_output_directory(root, options.overwrite);
-    const TrainResult r = train_attention_model(config, task, root, options.progress);
+    const AttentionTask task = load_attention_task(config.data);              // bad data stops here
+    if (!options.restart.empty()) load_training_checkpoint(options.restart);  // so does a bad file
+    prepare_output_directory(
+        root, options.overwrite || (!options.restart.empty() && in_folder(options.restart, root)));
+    const TrainingRecovery recovery{config.source, options.restart};
+    const TrainResult r = train_attention_model(config, task, root, options.progress, &recovery);
     std::cout << task.dataset << " " << task.evaluation_split << ", " << config.model.variant.name()
               << ", " << std::fixed << std::setprecision(0) << r.tokens_per_second
               << " training tokens/s\n";
@@ -287,6 +357,10 @@ void run_train_command(const TrainConfig& config, const TrainOptions& options) {
     std::cout << "results in " << root << "/ (metrics.csv, training_log.csv, model.h5)\n";
     return;
   }
+  if (!options.restart.empty())
+    throw InputError(config.source +
+                     ": --restart continues a single training run, not an "
+                     "experiment of several");
   if (config.is_paired()) {
     run_paired_experiment(config, options);
     return;
@@ -334,6 +408,7 @@ void run_eval_command(const TrainConfig& config, const std::string& checkpoint_p
   const std::string path =
       checkpoint_path.empty() ? config.output_directory + "/model.h5" : checkpoint_path;
   const ModelCheckpoint checkpoint = load_model_checkpoint(path);
+  const ModelShape shape = checkpoint_shape(checkpoint, path);
   const AttentionTask task = load_attention_task(
       config.data, checkpoint.vocabulary.empty()
                        ? std::optional<std::vector<std::string>>{}
@@ -341,7 +416,6 @@ void run_eval_command(const TrainConfig& config, const std::string& checkpoint_p
   const int vocabulary = checkpoint.vocabulary.empty()
                              ? task.vocabulary_size
                              : static_cast<int>(checkpoint.vocabulary.size());
-  const ModelShape shape = checkpoint_shape(checkpoint, path);
   require_same_shape(attention_model_shape(config, vocabulary, task.classes, task.max_length),
                      shape, path);
   const int length =

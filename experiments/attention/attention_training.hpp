@@ -18,6 +18,16 @@ namespace cpm {
 struct TrainOptions {
   bool overwrite = false;
   bool progress = true;
+  std::string restart;  // a training_checkpoint.h5 to continue from (a single run only)
+};
+
+// A single training run stops cleanly on SIGINT/SIGTERM: after the step under way, the model
+// and the trainer's state go to <directory>/training_checkpoint.h5 (io/training_checkpoint.hpp)
+// and StopRequested names the command that continues; `restart` continues from such a file,
+// bit for bit, appending to the training log when it lies in `directory`.
+struct TrainingRecovery {
+  std::string config_path;  // fingerprinted; named in the hint
+  std::string restart;
 };
 
 struct TrainResult {
@@ -29,9 +39,10 @@ struct TrainResult {
 };
 
 // Trains on `task` and writes into `directory`: training_log.csv, phase_a.csv (kernel variants),
-// metrics.csv and model.h5.
+// metrics.csv and model.h5. Without `recovery` a signal has its default action.
 TrainResult train_attention_model(const TrainConfig& config, const AttentionTask& task,
-                                  const std::string& directory, bool progress);
+                                  const std::string& directory, bool progress,
+                                  const TrainingRecovery* recovery = nullptr);
 
 // Pieces shared with the paired protocol (experiments/attention/paired_protocol.hpp).
 // The model shape of a configuration once the vocabulary size and class count are known.

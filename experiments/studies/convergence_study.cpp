@@ -136,8 +136,10 @@ Figure convergence_figure(const ConvergenceConfig& c, const ConvergenceResult& r
 }  // namespace
 
 ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const ConvergenceConfig& c,
-                                        bool overwrite, bool progress) {
-  if (mpi.is_root()) prepare_output_directory(c.model.output.directory, overwrite);
+                                        bool overwrite, bool progress, const std::string& restart) {
+  const ReplicaRecovery recovery{"converge", c.model.source, c.model.output.directory, restart};
+  if (mpi.is_root())
+    prepare_output_directory(c.model.output.directory, overwrite || continues_in_place(recovery));
 
   // The PDE is solved once (on every rank: it is deterministic and cheap beside the replicas).
   const Grid grid = make_grid(c.model);
@@ -193,7 +195,7 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
         measure(context, iid.positions, densities.back(),
                 std::abs(e.external + e.interaction - grid_energy.back()), row + times * metrics);
       },
-      progress ? "cpm converge: particles" : "");
+      progress ? "cpm converge: particles" : "", recovery);
   if (!mpi.is_root()) return {};
 
   // Summaries, rates, files.

@@ -139,8 +139,10 @@ double wasserstein1_to_normal(std::vector<double> x, double sigma) {
 }
 
 LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool overwrite,
-                        bool progress) {
-  if (mpi.is_root()) prepare_output_directory(c.model.output.directory, overwrite);
+                        bool progress, const std::string& restart) {
+  const ReplicaRecovery recovery{"ldp", c.model.source, c.model.output.directory, restart};
+  if (mpi.is_root())
+    prepare_output_directory(c.model.output.directory, overwrite || continues_in_place(recovery));
   const int blocks = static_cast<int>(c.betas.size() * c.ns.size());
   const int total = blocks * c.replicas;
   // Replica id = block · R + r: each replica has its own random streams.
@@ -152,7 +154,7 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
         const int n = c.ns[block % c.ns.size()];
         row[0] = replica_statistic(c, beta, n, static_cast<std::uint64_t>(id));
       },
-      progress ? "cpm ldp" : "");
+      progress ? "cpm ldp" : "", recovery);
   LdpResult result;
   if (!mpi.is_root()) return result;
 

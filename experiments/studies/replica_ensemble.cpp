@@ -3,9 +3,15 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <filesystem>
+#include <optional>
 #include <vector>
 
+#include "core/stop_request.hpp"
+#include "experiments/studies/replica_checkpoint.hpp"
+#include "io/input_error.hpp"
 #include "io/progress.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm {
 
@@ -25,43 +31,120 @@ MpiEnvironment::~MpiEnvironment() {
   if (owns_) MPI_Finalize();
 }
 
+std::string replica_checkpoint_path(const std::string& directory) {
+  return (std::filesystem::path(directory) / "replicas.checkpoint").string();
+}
+
+bool continues_in_place(const ReplicaRecovery& recovery) {
+  std::error_code error;
+  return !recovery.restart.empty() && std::filesystem::exists(recovery.directory, error) &&
+         std::filesystem::equivalent(std::filesystem::absolute(recovery.restart).parent_path(),
+                                     recovery.directory, error);
+}
+
+namespace {
+
+// The fingerprint of the study's configuration file (0 for a configuration made in code).
+std::uint64_t config_fingerprint(const ReplicaRecovery& recovery) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(recovery.config_path, error)
+             ? text_fingerprint(read_text_file(recovery.config_path))
+             : 0;
+}
+
+// The checkpoint `recovery.restart` names, checked against this study; an empty one to start.
+ReplicaCheckpoint finished_replicas(const ReplicaRecovery& recovery, int count, int width) {
+  if (recovery.restart.empty()) return {recovery.study, 0, count, width, {}};
+  ReplicaCheckpoint found = read_replica_checkpoint(recovery.restart);
+  if (found.study != recovery.study || found.fingerprint != config_fingerprint(recovery) ||
+      found.count != count || found.width != width)
+    throw InputError(recovery.restart + ": the replicas of another study (cpm " + found.study +
+                     " with another configuration than " + recovery.config_path + ")");
+  return found;
+}
+
+// Every rank's rows (replica, finished, values...) gathered on rank 0.
+std::vector<double> gather_rows(const std::vector<double>& local) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int mine = static_cast<int>(local.size());
+  std::vector<int> counts(size), displacements(size, 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int p = 1; p < size; ++p) displacements[p] = displacements[p - 1] + counts[p - 1];
+  std::vector<double> gathered(rank == 0 ? displacements.back() + counts.back() : 0);
+  MPI_Gatherv(local.data(), mine, MPI_DOUBLE, gathered.data(), counts.data(), displacements.data(),
+              MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return gathered;
+}
+
+}  // namespace
+
 Eigen::MatrixXd run_replicas(const MpiEnvironment& mpi, int count, int width,
                              const std::function<void(int, double*)>& compute,
-                             const std::string& label) {
-  // Round robin: rank p owns replicas p, p + P, p + 2P, ...
-  std::vector<int> mine;
-  for (int r = mpi.rank(); r < count; r += mpi.size()) mine.push_back(r);
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> local(mine.size(), width);
+                             const std::string& label, const ReplicaRecovery& recovery) {
+  ReplicaCheckpoint finished = finished_replicas(recovery, count, width);
+  std::optional<StopRequestHandler> stop_handler;
+  if (!recovery.study.empty()) stop_handler.emplace();
+
+  // Round robin over the replicas still to compute: rank p owns the p-th, (p + P)-th, ...
+  std::vector<int> remaining, mine;
+  for (int r = 0; r < count; ++r)
+    if (!finished.rows.count(r)) remaining.push_back(r);
+  for (std::size_t i = mpi.rank(); i < remaining.size(); i += mpi.size())
+    mine.push_back(remaining[i]);
+  const int stride = width + 2;  // replica, finished (0/1), then its values
+  std::vector<double> local(mine.size() * stride, 0.0);
 
   Progress progress(label, static_cast<double>(mine.size()), mpi.is_root() && !label.empty());
   std::atomic<int> done{0};
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t i = 0; i < mine.size(); ++i) {
-    compute(mine[i], local.row(static_cast<Eigen::Index>(i)).data());
-    const int finished = ++done;
+    double* row = local.data() + i * stride;
+    row[0] = mine[i];
+    if (stop_signal() != 0 && stop_handler) continue;  // the replicas under way finish
+    compute(mine[i], row + 2);
+    row[1] = 1.0;
+    const int finished_now = ++done;
 #pragma omp critical(cpm_replica_progress)
-    progress.update(finished);
+    progress.update(finished_now);
   }
-  progress.finish();
+  if (stop_signal() != 0 && stop_handler)
+    progress.interrupt();
+  else
+    progress.finish();
 
-  // Gather every rank's rows on rank 0, then put them in replica order.
-  std::vector<int> counts(mpi.size()), displacements(mpi.size());
-  for (int p = 0; p < mpi.size(); ++p) {
-    counts[p] = ((count - p + mpi.size() - 1) / mpi.size()) * width;
-    if (p >= count) counts[p] = 0;
-    displacements[p] = p ? displacements[p - 1] + counts[p - 1] : 0;
-  }
-  std::vector<double> gathered(mpi.is_root() ? static_cast<std::size_t>(count) * width : 0);
-  MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, gathered.data(),
-              counts.data(), displacements.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (!mpi.is_root()) return {};
-  Eigen::MatrixXd table(count, width);
-  for (int p = 0; p < mpi.size(); ++p)
-    for (int i = 0; i * width < counts[p]; ++i) {
-      const int replica = p + i * mpi.size();
-      for (int c = 0; c < width; ++c)
-        table(replica, c) = gathered[displacements[p] + i * width + c];
+  const std::vector<double> gathered = gather_rows(local);
+  int signal = stop_handler ? stop_signal() : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &signal, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int incomplete = 0;
+  Eigen::MatrixXd table;
+  if (mpi.is_root()) {
+    for (std::size_t at = 0; at < gathered.size(); at += stride)
+      if (gathered[at + 1] == 1.0)
+        finished.rows[static_cast<int>(gathered[at])].assign(gathered.begin() + at + 2,
+                                                             gathered.begin() + at + stride);
+    incomplete = static_cast<int>(finished.rows.size()) < count;
+    const std::string path = replica_checkpoint_path(recovery.directory);
+    if (incomplete) {
+      finished.fingerprint = config_fingerprint(recovery);
+      write_replica_checkpoint(path, finished);
+    } else {
+      table.resize(count, width);
+      for (const auto& [replica, row] : finished.rows)
+        table.row(replica) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), width);
+      if (!recovery.restart.empty() && std::filesystem::exists(path)) std::filesystem::remove(path);
     }
+  }
+  int outcome[2] = {incomplete, static_cast<int>(finished.rows.size())};  // and replicas saved
+  MPI_Bcast(outcome, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  if (outcome[0]) {
+    const std::string path = replica_checkpoint_path(recovery.directory);
+    throw StopRequested(signal, std::to_string(outcome[1]) + " of " + std::to_string(count) +
+                                    " replicas saved in " + path + "; continue with: cpm " +
+                                    recovery.study + " " + recovery.config_path + " --output " +
+                                    recovery.directory + " --restart " + path);
+  }
   return table;
 }
 

@@ -25,11 +25,27 @@ class MpiEnvironment {
   int rank_ = 0, size_ = 1;
 };
 
+// What a study needs to stop cleanly and continue. While its replicas run, SIGINT or SIGTERM
+// lets the replicas under way finish, writes every finished one to replica_checkpoint_path(
+// directory) (experiments/studies/replica_checkpoint.hpp) and throws StopRequested naming the
+// command that continues; `restart` names such a file to continue from. Empty `study`: no
+// checkpoint (the signal's default action).
+struct ReplicaRecovery {
+  std::string study;        // the command that continues: "converge", "ldp"
+  std::string config_path;  // its configuration file: fingerprinted and named in the hint
+  std::string directory;    // the study's output folder
+  std::string restart;      // a checkpoint to continue from, or ""
+};
+
+std::string replica_checkpoint_path(const std::string& directory);
+// Whether the study continues from the checkpoint of its own output folder (which it then keeps).
+bool continues_in_place(const ReplicaRecovery& recovery);
+
 // Computes result(replica, 0..width−1) for replicas 0..count−1 with `compute(replica, row)`
 // writing `width` doubles to row. Returns the (count, width) table on rank 0 and an empty matrix
 // on the other ranks. `label` names the progress line printed by rank 0 (empty: silent).
 Eigen::MatrixXd run_replicas(const MpiEnvironment& mpi, int count, int width,
                              const std::function<void(int replica, double* row)>& compute,
-                             const std::string& label);
+                             const std::string& label, const ReplicaRecovery& recovery = {});
 
 }  // namespace cpm

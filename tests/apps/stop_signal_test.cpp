@@ -1,6 +1,10 @@
 // A clean stop: SIGTERM during `cpm run` finishes the output interval it is in, keeps every
 // frame, prints one line saying how to continue and exits with 128 + 15; the restart from that
-// run.h5 ends bit for bit where an uninterrupted run ends. A second signal stops at once.
+// run.h5 ends bit for bit where an uninterrupted run ends. A second signal stops at once. During
+// `cpm ldp` and `cpm converge` the replicas under way finish and the finished ones are saved; the
+// restart writes the tables an uninterrupted study writes, byte for byte. During `cpm train` the
+// step under way finishes and the model and optimiser state are saved; `--restart` ends with the
+// parameters, metrics and training log of an uninterrupted run.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,9 +15,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "io/h5md_reader.hpp"
+#include "io/model_checkpoint.hpp"
 #include "tests/command_runner.hpp"
 
 extern char** environ;
@@ -34,22 +40,27 @@ std::string config(const std::filesystem::path& out, int n = 400, int outputs = 
          std::to_string(outputs) + "\n[output]\ndirectory = \"" + out.string() + "\"\n";
 }
 
-// Starts `cpm run <toml>` (with --quiet unless `progress`) with standard error into `err`;
+// Starts `cpm <command> <toml>` (with --quiet unless `progress`) with standard error into `err`;
 // returns its pid.
-pid_t start_run(const std::filesystem::path& toml, const std::filesystem::path& err,
-                bool progress = false) {
+pid_t start_cpm(const std::string& command, const std::filesystem::path& toml,
+                const std::filesystem::path& err, bool progress) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const std::string binary = CPM_BINARY, path = toml.string();
-  char* argv[] = {const_cast<char*>(binary.c_str()), const_cast<char*>("run"),
+  char* argv[] = {const_cast<char*>(binary.c_str()), const_cast<char*>(command.c_str()),
                   const_cast<char*>(path.c_str()),
                   const_cast<char*>(progress ? "--overwrite" : "--quiet"), nullptr};
   pid_t pid = -1;
   posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   return pid;
+}
+
+pid_t start_run(const std::filesystem::path& toml, const std::filesystem::path& err,
+                bool progress = false) {
+  return start_cpm("run", toml, err, progress);
 }
 
 // Waits until `file` exists (the run has started its loop), at most 20 s.
@@ -114,6 +125,144 @@ TEST(StopSignal, ASecondSignalStopsAtOnce) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << read_file(dir / "err.txt");
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
+}
+
+// A study of `replicas` replicas per N that takes a few seconds on one core.
+std::string study_config(const std::string& command, const std::filesystem::path& out) {
+  const std::string model =
+      "[particles]\nseed = 4\n[domain]\nkind = \"ball\"\ncentre = [0.0]\nradius = 3.0\n"
+      "[potential]\nkind = \"quadratic\"\nstrength = 1.0\n[interaction]\nkernel = "
+      "\"quadratic\"\nkappa = 1.0\nlambda = 1.0\n[initial]\nlaw = \"gaussian\"\n"
+      "centre = [0.0]\nstd = 0.5\n[dynamics]\nbeta = 10.0\nintegrator = \"langevin\"\n"
+      "step = 1e-3\nt_end = 1.0\n";
+  const std::string study =
+      command == "ldp"
+          ? "[ldp]\nns = [100, 200]\nreplicas = 60\nstatistic = \"mean\"\n"
+            "deltas = [0.05, 0.1]\n"
+          : "outputs = 2\n[grid]\ncells = [64]\n[convergence]\nn_min = 100\nn_max = 200\n"
+            "n_count = 2\nreplicas = 60\n";
+  return model + study + "[output]\ndirectory = \"" + out.string() + "\"\n";
+}
+
+// SIGTERM once the study is 10 % through its replicas; then the restart it names, and the same
+// study uninterrupted: the tables `files` must be the same bytes.
+void expect_study_continues(const std::string& command, const std::string& progress_label,
+                            const std::vector<std::string>& files) {
+  const auto dir = fresh_directory("stop_" + command);
+  write_file(dir / "study.toml", study_config(command, dir / "stopped"));
+  const pid_t pid = start_cpm(command, dir / "study.toml", dir / "err.txt", true);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(wait_for_text(dir / "err.txt", progress_label));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = read_file(dir / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
+  const std::string last_line = err.substr(err.rfind("cpm: stopped by SIGTERM; "));
+  EXPECT_NE(last_line.find(" replicas saved in " + checkpoint + "; continue with: cpm " + command),
+            std::string::npos)
+      << err;
+  EXPECT_NE(last_line.find("--restart " + checkpoint), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / files.front()));
+
+  const auto continued =
+      run_cpm(command + " " + (dir / "study.toml").string() + " --quiet --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));  // a finished study keeps no checkpoint
+  const auto whole = run_cpm(command + " " + (dir / "study.toml").string() + " --quiet --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  for (const std::string& file : files) {
+    EXPECT_EQ(read_file(dir / "stopped" / file), read_file(dir / "whole" / file)) << file;
+    EXPECT_FALSE(read_file(dir / "whole" / file).empty()) << file;
+  }
+}
+
+TEST(StopSignal, SigtermStopsALdpStudyAndTheRestartWritesTheSameTables) {
+  expect_study_continues("ldp", "cpm ldp", {"ldp_tails.csv", "ldp_statistics.csv"});
+}
+
+TEST(StopSignal, SigtermStopsAConvergenceStudyAndTheRestartWritesTheSameTables) {
+  expect_study_continues("converge", "cpm converge: particles",
+                         {"convergence.csv", "convergence_rates.csv"});
+}
+
+TEST(StopSignal, AReplicaCheckpointOfAnotherStudyIsRefusedInOneLine) {
+  const auto dir = fresh_directory("stop_foreign");
+  write_file(dir / "ldp.toml", study_config("ldp", dir / "a"));
+  write_file(dir / "replicas.checkpoint",
+             "cpm replica checkpoint 1\nstudy converge\nfingerprint 1\ntable 120 1\n");
+  const auto r = run_cpm("ldp " + (dir / "ldp.toml").string() + " --quiet --restart " +
+                         (dir / "replicas.checkpoint").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("the replicas of another study"), std::string::npos)
+      << r.standard_error;
+  write_file(dir / "replicas.checkpoint", "cpm replica checkpoint 1\nstudy ldp\n");
+  EXPECT_EQ(run_cpm("ldp " + (dir / "ldp.toml").string() + " --quiet --restart " +
+                    (dir / "replicas.checkpoint").string())
+                .exit_code,
+            2);
+}
+
+// A training run of a few seconds on a data folder written here (SST-2's TSV layout), Phase A
+// after the first epoch.
+std::string train_config(const std::filesystem::path& dir, const std::filesystem::path& out) {
+  std::string rows = "sentence\tlabel\n";
+  for (int i = 0; i < 4000; ++i)
+    rows += std::string(i % 2 ? "a fine warm film " : "a dull cold film ") +
+            std::to_string(i % 37) + (i % 3 ? " indeed" : "") + "\t" + std::to_string(i % 2) + "\n";
+  std::filesystem::create_directories(dir / "data");
+  write_file(dir / "data" / "train.tsv", rows);
+  write_file(dir / "data" / "dev.tsv", rows.substr(0, rows.find('\n', 2000) + 1));
+  return "[data]\ndataset = \"sst2\"\nmax_length = 24\ndirectory = \"" + (dir / "data").string() +
+         "\"\n[model]\nd_model = 64\nheads = 2\nlayers = 2\nd_ff = 128\nfeatures = 16\n"
+         "attention = \"kernel-favor\"\n[training]\nepochs = 3\nbatch_size = 16\n"
+         "warmup_steps = 5\n[phase_a]\nwarmup_epochs = 1\nsequences = 64\n"
+         "[phase_a.dynamics]\nsteps = 5\n[output]\ndirectory = \"" +
+         out.string() + "\"\n";
+}
+
+// The training log without its timing column.
+std::string log_without_timing(const std::filesystem::path& file) {
+  std::istringstream in(read_file(file));
+  std::string kept;
+  for (std::string line; std::getline(in, line);) kept += line.substr(0, line.rfind(',')) + "\n";
+  return kept;
+}
+
+TEST(StopSignal, SigtermStopsATrainingRunAndTheRestartEndsBitForBit) {
+  const auto dir = fresh_directory("stop_train");
+  write_file(dir / "train.toml", train_config(dir, dir / "stopped"));
+  const pid_t pid = start_cpm("train", dir / "train.toml", dir / "err.txt", true);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(wait_for_text(dir / "err.txt", "cpm train"));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = read_file(dir / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  const std::string checkpoint = (dir / "stopped" / "training_checkpoint.h5").string();
+  EXPECT_NE(err.find("saved in " + checkpoint + "; continue with: cpm train"), std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / "model.h5"));
+
+  const auto continued =
+      run_cpm("train " + (dir / "train.toml").string() + " --quiet --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  const auto whole = run_cpm("train " + (dir / "train.toml").string() + " --quiet --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  const ModelCheckpoint a = load_model_checkpoint((dir / "stopped" / "model.h5").string());
+  const ModelCheckpoint b = load_model_checkpoint((dir / "whole" / "model.h5").string());
+  EXPECT_TRUE(a.parameters == b.parameters);
+  EXPECT_TRUE(a.particles == b.particles);
+  EXPECT_EQ(read_file(dir / "stopped" / "metrics.csv"), read_file(dir / "whole" / "metrics.csv"));
+  EXPECT_EQ(log_without_timing(dir / "stopped" / "training_log.csv"),
+            log_without_timing(dir / "whole" / "training_log.csv"));
 }
 
 }  // namespace

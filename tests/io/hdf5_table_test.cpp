@@ -39,6 +39,25 @@ TEST(Hdf5Table, TablesAndParametersRoundTripExactly) {
   EXPECT_EQ(read_parameters(file.openGroup("parameters")), parameters);
 }
 
+// Found by fuzz/fuzz_model_checkpoint.cpp: an attribute name that is not a dotted parameter name
+// escaped as std::invalid_argument; the readers turn std::runtime_error into InputError.
+TEST(Hdf5Table, AnAttributeNameParametersDoNotUseIsAReadError) {
+  const std::string path = testing_support::fresh_path("bad_name.h5");
+  {
+    const H5::H5File file(path, H5F_ACC_TRUNC);
+    hdf5::write_attribute(file.createGroup("parameters"), "hea(s", std::int64_t{2});
+  }
+  const H5::H5File file(path, H5F_ACC_RDONLY);
+  EXPECT_THROW(read_parameters(file.openGroup("parameters")), std::runtime_error);
+  try {
+    read_parameters(file.openGroup("parameters"));
+  } catch (const std::invalid_argument&) {
+    FAIL() << "std::invalid_argument escaped";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("hea(s"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Hdf5Table, TableIsACompoundDatasetWithOneNamedFieldPerColumn) {
   const std::string path = testing_support::fresh_path("compound.h5");
   write_hdf5_tables(path, {},

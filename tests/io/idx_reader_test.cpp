@@ -54,6 +54,22 @@ TEST(IdxReader, MissingTruncatedAndForeignFilesGiveErrorsNamingTheFile) {
   std::filesystem::remove(path);
 }
 
+// Found by fuzz/fuzz_idx.cpp: eight dimensions of 2^32 − 1 overflowed the element count (undefined
+// behaviour) before the size check.
+TEST(IdxReader, DimensionsWhoseProductOverflowsAreRefused) {
+  const std::string path = temp_path("overflow.idx");
+  std::string header = {0, 0, 8, 8};
+  for (int d = 0; d < 8; ++d) header += std::string(4, '\xff');
+  std::ofstream(path, std::ios::binary) << header;
+  try {
+    read_idx(path);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": IDX array too large");
+  }
+  std::filesystem::remove(path);
+}
+
 // The Debian package dataset-fashion-mnist: 60,000 training images of 28×28 pixels, ten
 // classes of 6,000 each.
 TEST(IdxReader, ReadsFashionMnistFromTheDebianPackage) {

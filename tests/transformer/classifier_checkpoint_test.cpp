@@ -1,5 +1,7 @@
 // A classifier through its checkpoint: the shape and weights come back; a checkpoint of another
-// model size is refused in one line naming the differing sizes.
+// model size is refused in one line naming the differing sizes; a damaged description (sizes out
+// of range, a parameter count that does not fit them, a word list without the special tokens —
+// found by fuzz/fuzz_model_checkpoint.cpp) is refused before a model of that shape is built.
 #include "transformer/classifier_checkpoint.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +58,57 @@ TEST(ClassifierCheckpoint, AnotherModelSizeIsRefusedInOneLine) {
     EXPECT_EQ(std::string(e.what()),
               "m.h5: checkpoint is for another model size: d_model 8 (model 16)");
   }
+}
+
+ModelCheckpoint checkpoint_of(const ModelShape& shape) {
+  TransformerClassifier<float> model(shape, 1, shape.max_length);
+  std::vector<std::string> words = {"<pad>", "<unk>", "<sep>"};
+  while (static_cast<int>(words.size()) < shape.vocabulary) words.push_back("w");
+  return classifier_checkpoint(model, "v", "sst2", words);
+}
+
+void expect_refused(const ModelCheckpoint& c, const std::string& reason) {
+  try {
+    checkpoint_shape(c, "m.h5");
+    FAIL() << "accepted: " << reason;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.h5: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+}
+
+TEST(ClassifierCheckpoint, TheParameterCountOfEveryLayoutIsAccepted) {
+  for (const bool tied : {false, true})
+    for (const AttentionKind attention : {AttentionKind::linear, AttentionKind::softmax})
+      for (const int layers : {1, 3}) {
+        ModelShape s = small_shape();
+        s.qk_tied = tied;
+        s.attention = attention;
+        s.layers = layers;
+        EXPECT_NO_THROW(checkpoint_shape(checkpoint_of(s), "m.h5"));
+      }
+}
+
+TEST(ClassifierCheckpoint, DamagedDescriptionsAreRefusedInOneLine) {
+  const ModelCheckpoint good = checkpoint_of(small_shape());
+  ModelCheckpoint c = good;
+  c.description.set("d_model", std::int64_t{1} << 40);
+  expect_refused(c, "model.d_model = 1099511627776 is out of range");
+  c = good;
+  c.description.set("layers", std::int64_t{2000});
+  expect_refused(c, "parameter count does not match the model shape");
+  c = good;
+  c.parameters.pop_back();
+  expect_refused(c, "parameter count does not match the model shape");
+  c = good;
+  c.description.set("heads", std::int64_t{3});
+  expect_refused(c, "is not divisible by heads = 3");
+  c = good;
+  c.vocabulary[0] = "the";
+  expect_refused(c, "starting with <pad>, <unk>, <sep>");
+  c = good;
+  c.vocabulary.pop_back();
+  expect_refused(c, "not a vocabulary of 5 words");
 }
 
 }  // namespace
