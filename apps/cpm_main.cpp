@@ -1,5 +1,6 @@
 // The `cpm` command line. Exit codes: 0 success, 1 failure during a run, 2 bad input.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <new>
 #include <string>
@@ -55,6 +56,9 @@ const char* unknown_command(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f, quotas) a write fails with EFBIG, reported like a full disk,
+  // instead of the default SIGXFSZ killing the process mid-frame.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"cpm: Coulomb particle model — mean-field particle dynamics"};
   app.require_subcommand(1);
   app.set_version_flag("--version", cpm::version_text(),

@@ -202,6 +202,30 @@ void H5mdWriter::write_checkpoint(const RestartState& state) {
   flush();
 }
 
+std::uintmax_t H5mdWriter::bytes_for_next_frame(const std::vector<std::string>& observables,
+                                                const std::vector<std::string>& fields) const {
+  const auto clock = hdf5::FrameDataset::bytes_of_first_frame({}, 8);
+  const auto element = [&](const Element& e) {
+    return e.step.bytes_to_append() + e.time.bytes_to_append() + e.value.bytes_to_append();
+  };
+  // Object headers, B-tree nodes and the checkpoint's attributes: a few kB per element.
+  std::uintmax_t bytes = element(*position_) + 65536;
+  for (const std::string& name : observables) {
+    const auto it = observables_.find(name);
+    bytes += (it != observables_.end() ? element(it->second) : 3 * clock) + 4096;
+  }
+  for (const std::string& name : fields) {
+    const auto it = fields_.find(name);
+    std::vector<hsize_t> shape;
+    if (grid_) shape.assign(grid_->cells.begin(), grid_->cells.begin() + grid_->dim);
+    bytes +=
+        (it != fields_.end() ? element(it->second)
+                             : 2 * clock + hdf5::FrameDataset::bytes_of_first_frame(shape, 8)) +
+        4096;
+  }
+  return bytes;
+}
+
 void H5mdWriter::flush() {
   file_.flush(H5F_SCOPE_GLOBAL);
 }

@@ -48,6 +48,10 @@ class H5mdWriter {
   void flush();
 
   const std::string& path() const { return path_; }
+  // At most the file space the next frame allocates: positions, the observables `observables`
+  // and the fields `fields` (new elements included), with room for the metadata they change.
+  std::uintmax_t bytes_for_next_frame(const std::vector<std::string>& observables,
+                                      const std::vector<std::string>& fields) const;
 
  private:
   // A time-dependent H5MD element: step[frame], time[frame], value[frame][...].

@@ -88,6 +88,17 @@ std::string last_library_error() {
   return last_error;
 }
 
+std::string last_library_error_line() {
+  const std::string marker = "error message = '";
+  if (const std::size_t at = last_error.find(marker); at != std::string::npos) {
+    const std::size_t begin = at + marker.size();
+    return last_error.substr(begin, last_error.find('\'', begin) - begin);
+  }
+  std::string line = last_error;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line;
+}
+
 void clear_last_library_error() {
   last_error.clear();
 }
@@ -224,15 +235,38 @@ std::vector<std::string> read_strings_attribute(const H5::H5Object& object,
   return values;
 }
 
+namespace {
+
+// Bytes of the chunks that cover one frame when a frame starts a new row of chunks.
+hsize_t chunk_row_bytes(const std::vector<hsize_t>& frame_shape, const std::vector<hsize_t>& chunk,
+                        std::size_t element_bytes) {
+  hsize_t chunks = 1;
+  for (std::size_t a = 0; a < frame_shape.size(); ++a)
+    chunks *= (std::max<hsize_t>(frame_shape[a], 1) + chunk[a + 1] - 1) / chunk[a + 1];
+  return chunks * product(chunk) * element_bytes;
+}
+
+}  // namespace
+
+hsize_t FrameDataset::bytes_to_append() const {
+  return frames_ % chunk_[0] == 0 ? chunk_row_bytes(frame_shape_, chunk_, element_bytes_) : 0;
+}
+
+hsize_t FrameDataset::bytes_of_first_frame(const std::vector<hsize_t>& frame_shape,
+                                           std::size_t element_bytes) {
+  return chunk_row_bytes(frame_shape, chunk_shape(frame_shape, element_bytes), element_bytes);
+}
+
 FrameDataset::FrameDataset(const H5::Group& parent, const std::string& name,
                            const H5::PredType& type, std::vector<hsize_t> frame_shape)
-    : frame_shape_(std::move(frame_shape)) {
+    : frame_shape_(std::move(frame_shape)),
+      chunk_(chunk_shape(frame_shape_, type.getSize())),
+      element_bytes_(type.getSize()) {
   std::vector<hsize_t> dims = frame_shape_, max_dims = frame_shape_;
   dims.insert(dims.begin(), 0);
   max_dims.insert(max_dims.begin(), H5S_UNLIMITED);
   const H5::DataSpace space(static_cast<int>(dims.size()), dims.data(), max_dims.data());
-  dataset_ = parent.createDataSet(name, type, space,
-                                  checksummed_chunks(chunk_shape(frame_shape_, type.getSize())));
+  dataset_ = parent.createDataSet(name, type, space, checksummed_chunks(chunk_));
 }
 
 void FrameDataset::append(const double* frame) {

@@ -15,6 +15,9 @@ namespace cpm::hdf5 {
 // and the stack itself is cleared by the next library call (a destructor, during unwinding).
 void record_library_errors();
 std::string last_library_error();
+// The same in one line: the system's message for a failed write ("File too large"), or the
+// reason with its line breaks made spaces.
+std::string last_library_error_line();
 void clear_last_library_error();
 
 // Opens `name` below `parent`, creating it (and missing intermediate groups) if absent.
@@ -57,13 +60,19 @@ class FrameDataset {
   void append(const std::int64_t* frame);
   void append(const std::uint8_t* frame);
   hsize_t frames() const { return frames_; }
+  // The file space the next append() allocates: whole chunks when it starts a new row of them.
+  hsize_t bytes_to_append() const;
+  // The same for a dataset of `frame_shape` not created yet (its first frame).
+  static hsize_t bytes_of_first_frame(const std::vector<hsize_t>& frame_shape,
+                                      std::size_t element_bytes);
   const H5::DataSet& dataset() const { return dataset_; }
 
  private:
   void append_raw(const void* frame, const H5::PredType& memory_type);
 
   H5::DataSet dataset_;
-  std::vector<hsize_t> frame_shape_;
+  std::vector<hsize_t> frame_shape_, chunk_;
+  std::size_t element_bytes_ = 0;
   hsize_t frames_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "io/input_error.hpp"
@@ -50,8 +51,14 @@ IdxArray read_idx(const std::string& path) {
       throw InputError(path + ": IDX array too large");
     count *= size;
   }
-  a.data.resize(static_cast<std::size_t>(count));
-  if (count > 0) read_exactly(f.get(), a.data.data(), a.data.size(), path, "data");
+  // Read in blocks, so that memory follows the data present, not the size the header claims.
+  constexpr std::size_t block = std::size_t{1} << 20;
+  for (std::size_t done = 0; done < static_cast<std::size_t>(count);) {
+    const std::size_t n = std::min(block, static_cast<std::size_t>(count) - done);
+    a.data.resize(done + n);
+    read_exactly(f.get(), a.data.data() + done, n, path, "data");
+    done += n;
+  }
   unsigned char extra;
   if (gzread(f.get(), &extra, 1) > 0)
     throw InputError(path + ": IDX file has data beyond its declared shape");

@@ -1,10 +1,15 @@
 #include "experiments/run/run_output.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "experiments/model_builder.hpp"
 #include "io/build_info.hpp"
+#include "io/disk_room.hpp"
 #include "io/h5md_reader.hpp"
+#include "io/hdf5_support.hpp"
+#include "io/number_format.hpp"
 #include "solvers/fft_convolution.hpp"
 
 namespace cpm {
@@ -269,7 +274,9 @@ RunOutput::RunOutput(const RunConfig& config, const Grid* grid, bool overwrite)
       seed_(config.seed),
       h5_(config.output.directory + "/run.h5", run_header(), run_parameters(config), config.n,
           config.domain.dim(), overwrite),
-      vtk_(config.output.directory, "run") {
+      vtk_(config.output.directory, "run"),
+      source_(config.source),
+      vtk_frames_folder_(config.output.directory + "/" + vtk_.frames_folder()) {
   if (grid_) {
     const std::vector<std::uint8_t> mask(grid_->active_mask().begin(), grid_->active_mask().end());
     h5_.set_grid(cell_grid_of(*grid_), mask);
@@ -282,6 +289,43 @@ void RunOutput::write_frame(std::int64_t step, double time, const Eigen::MatrixX
                             const std::vector<double>& values, const std::vector<double>* density,
                             const std::vector<double>* potential,
                             const IntegratorState& solver_state) {
+  // run.h5: the chunks and metadata the frame allocates. ParaView's files: the positions, force
+  // and local density of the particles and the two cell fields, base64-encoded, with a margin.
+  const bool fields = grid_ && density && potential;
+  const std::uintmax_t h5_bytes =
+      h5_.bytes_for_next_frame(names, fields ? std::vector<std::string>{"density", "potential"}
+                                             : std::vector<std::string>{});
+  const auto n = static_cast<std::uintmax_t>(positions.size() + positions.rows()),
+             cells = fields ? static_cast<std::uintmax_t>(grid_->size()) : 0;
+  const std::uintmax_t vtk_bytes = 2 * 8 * (2 * n + 2 * cells) + 65536;
+  const std::string why = lack_of_room({{h5_.path(), h5_bytes}, {vtk_frames_folder_, vtk_bytes}});
+  if (!why.empty())
+    throw std::runtime_error(h5_.path() + ": no room for the frame at t = " + format_number(time) +
+                             " (" + why + "); " + kept_frames_);
+  try {
+    write_frame_files(step, time, positions, drift, names, values, density, potential,
+                      solver_state);
+  } catch (const H5::Exception&) {
+    // A write failed although the room was there (another process filled the disk). HDF5 can
+    // neither close nor flush such a file, and trying damages it: the process ends here.
+    std::fprintf(stderr, "cpm: error: %s: cannot write the frame at t = %s (%s)\n",
+                 h5_.path().c_str(), format_number(time).c_str(),
+                 hdf5::last_library_error_line().c_str());
+    std::_Exit(1);
+  }
+  kept_frames_ = "every frame up to t = " + format_number(time) +
+                 " is kept; continue with: cpm run" +
+                 (source_ == "embedded default" ? "" : " " + source_) + " --restart " + h5_.path() +
+                 " --output <folder with room>";
+}
+
+void RunOutput::write_frame_files(std::int64_t step, double time, const Eigen::MatrixXd& positions,
+                                  const Eigen::MatrixXd& drift,
+                                  const std::vector<std::string>& names,
+                                  const std::vector<double>& values,
+                                  const std::vector<double>* density,
+                                  const std::vector<double>* potential,
+                                  const IntegratorState& solver_state) {
   h5_.write_positions(step, time, positions);
   h5_.write_observables(step, time, names, values);
   force_ = -drift;

@@ -43,7 +43,8 @@ class RunOutput {
 
   // One output time: positions and the drift F (the force is −F) of the particles, the run's
   // observables, with a grid the density ρ and the potential W∗ρ as cell values, and the solvers'
-  // state; the frame becomes the checkpoint a restart continues from.
+  // state; the frame becomes the checkpoint a restart continues from. Without room for the frame
+  // (io/disk_room.hpp) it throws std::runtime_error naming run.h5, every earlier frame intact.
   void write_frame(std::int64_t step, double time, const Eigen::MatrixXd& positions,
                    const Eigen::MatrixXd& drift, const std::vector<std::string>& names,
                    const std::vector<double>& values, const std::vector<double>* density,
@@ -52,8 +53,15 @@ class RunOutput {
  private:
   const Grid* grid_;
   std::uint64_t seed_;
+  void write_frame_files(std::int64_t step, double time, const Eigen::MatrixXd& positions,
+                         const Eigen::MatrixXd& drift, const std::vector<std::string>& names,
+                         const std::vector<double>& values, const std::vector<double>* density,
+                         const std::vector<double>* potential, const IntegratorState& solver_state);
+
   H5mdWriter h5_;
   VtkSeriesWriter vtk_;
+  std::string source_, vtk_frames_folder_;
+  std::string kept_frames_ = "no frame was written";
   Eigen::MatrixXd force_;
   Eigen::VectorXd local_density_;
 };

@@ -70,6 +70,20 @@ TEST(IdxReader, DimensionsWhoseProductOverflowsAreRefused) {
   std::filesystem::remove(path);
 }
 
+// Found by fuzz/fuzz_idx.cpp: a header claiming a gigabyte over a few bytes of data made the reader
+// allocate the gigabyte first; it now reads in blocks and reports the truncation.
+TEST(IdxReader, AClaimedSizeBeyondTheDataIsATruncatedFile) {
+  const std::string path = temp_path("claims.idx");
+  std::ofstream(path, std::ios::binary) << std::string{0, 0, 8, 1, 0x40, 0, 0, 0} << "abc";
+  try {
+    read_idx(path);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated IDX file"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
 // The Debian package dataset-fashion-mnist: 60,000 training images of 28×28 pixels, ten
 // classes of 6,000 each.
 TEST(IdxReader, ReadsFashionMnistFromTheDebianPackage) {
