@@ -54,7 +54,9 @@ class PlainSimdPairSum final : public cpm::InteractionSum {
 #pragma omp parallel for schedule(static)
     for (Eigen::Index k = 0; k < n; ++k) {
       double g0 = 0.0, g1 = 0.0, g2 = 0.0;
-      for (const auto& [lo, hi] : {std::pair{Eigen::Index{0}, k}, std::pair{k + 1, n}}) {
+      for (const auto& range : {std::pair{Eigen::Index{0}, k}, std::pair{k + 1, n}}) {
+        // Plain variables: clang does not let an OpenMP loop name a structured binding.
+        const Eigen::Index lo = range.first, hi = range.second;
 #pragma omp simd reduction(+ : g0, g1, g2)
         for (Eigen::Index l = lo; l < hi; ++l) {
           const double z0 = c[0][k] - c[0][l];

@@ -306,12 +306,23 @@ void write_dataset(const H5::Group& parent, const std::string& name,
 
 namespace {
 
+// cpm writes every value of its datasets, uncompressed: a dataset whose declared size exceeds the
+// bytes stored for it is damaged (and reading it would allocate the declared size first).
+void require_stored(const H5::DataSet& dataset, const std::vector<hsize_t>& shape,
+                    const std::string& what) {
+  const hsize_t declared = product(shape) * dataset.getDataType().getSize();
+  if (dataset.getStorageSize() < declared)
+    throw std::runtime_error(what + " declares " + std::to_string(declared) + " bytes but holds " +
+                             std::to_string(dataset.getStorageSize()));
+}
+
 template <class T>
 std::vector<T> read_all(const H5::DataSet& dataset, std::vector<hsize_t>& shape,
                         const H5::PredType& memory_type, H5T_class_t expected,
                         const std::string& what) {
   require_class(dataset, expected, what);
   shape = dims_of(dataset.getSpace());
+  require_stored(dataset, shape, what);
   std::vector<T> values(product(shape));
   if (!values.empty()) dataset.read(values.data(), memory_type);
   return values;
@@ -353,6 +364,7 @@ std::vector<double> read_double_frame(const H5::DataSet& dataset, hsize_t frame)
   std::vector<hsize_t> dims = dims_of(file_space);
   if (dims.empty() || frame >= dims[0])
     throw std::runtime_error(dataset.getObjName() + " has no frame " + std::to_string(frame));
+  require_stored(dataset, dims, dataset.getObjName());
   std::vector<hsize_t> start(dims.size(), 0), count = dims;
   start[0] = frame;
   count[0] = 1;

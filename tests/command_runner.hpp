@@ -52,11 +52,13 @@ inline std::string read_file(const std::filesystem::path& path) {
 }
 
 // Runs `cpm <arguments>` under `mpirun -np <ranks>` with a clean environment (a parent process
-// that initialised MPI would otherwise confuse mpirun); returns mpirun's exit code.
+// that initialised MPI would otherwise confuse mpirun) but the sanitizers' options (`make
+// sanitize`); returns mpirun's exit code.
 inline int run_cpm_mpi(int ranks, const std::string& arguments) {
   const std::string command =
       "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "mpirun --oversubscribe -np " +
+      "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}\" mpirun "
+      "--oversubscribe -np " +
       std::to_string(ranks) + " " + CPM_BINARY + " " + arguments + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -127,6 +127,24 @@ TEST(StopSignal, ASecondSignalStopsAtOnce) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
+// Runs `cpm <command> <toml>` with progress lines, sends SIGTERM once `label` appears on its
+// standard error and returns that standard error ("" after a failed expectation: the command did
+// not start, never printed `label`, or did not exit with 128 + SIGTERM).
+std::string stopped_by_sigterm(const std::string& command, const std::filesystem::path& toml,
+                               const std::string& label) {
+  const auto err = toml.parent_path() / (command + "_err.txt");
+  const pid_t pid = start_cpm(command, toml, err, true);
+  EXPECT_GT(pid, 0);
+  if (pid <= 0) return "";
+  EXPECT_TRUE(wait_for_text(err, label));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string text = read_file(err);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << text;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM ? text : "";
+}
+
 // A study of `replicas` replicas per N that takes a few seconds on one core.
 std::string study_config(const std::string& command, const std::filesystem::path& out) {
   const std::string model =
@@ -150,15 +168,8 @@ void expect_study_continues(const std::string& command, const std::string& progr
                             const std::vector<std::string>& files) {
   const auto dir = fresh_directory("stop_" + command);
   write_file(dir / "study.toml", study_config(command, dir / "stopped"));
-  const pid_t pid = start_cpm(command, dir / "study.toml", dir / "err.txt", true);
-  ASSERT_GT(pid, 0);
-  ASSERT_TRUE(wait_for_text(dir / "err.txt", progress_label));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const std::string err = read_file(dir / "err.txt");
-  ASSERT_TRUE(WIFEXITED(status)) << err;
-  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  const std::string err = stopped_by_sigterm(command, dir / "study.toml", progress_label);
+  ASSERT_FALSE(err.empty());
   const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
   const std::string last_line = err.substr(err.rfind("cpm: stopped by SIGTERM; "));
   EXPECT_NE(last_line.find(" replicas saved in " + checkpoint + "; continue with: cpm " + command),
@@ -235,15 +246,8 @@ std::string log_without_timing(const std::filesystem::path& file) {
 TEST(StopSignal, SigtermStopsATrainingRunAndTheRestartEndsBitForBit) {
   const auto dir = fresh_directory("stop_train");
   write_file(dir / "train.toml", train_config(dir, dir / "stopped"));
-  const pid_t pid = start_cpm("train", dir / "train.toml", dir / "err.txt", true);
-  ASSERT_GT(pid, 0);
-  ASSERT_TRUE(wait_for_text(dir / "err.txt", "cpm train"));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const std::string err = read_file(dir / "err.txt");
-  ASSERT_TRUE(WIFEXITED(status)) << err;
-  ASSERT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  const std::string err = stopped_by_sigterm("train", dir / "train.toml", "cpm train");
+  ASSERT_FALSE(err.empty());
   const std::string checkpoint = (dir / "stopped" / "training_checkpoint.h5").string();
   EXPECT_NE(err.find("saved in " + checkpoint + "; continue with: cpm train"), std::string::npos)
       << err;

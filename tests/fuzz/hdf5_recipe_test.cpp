@@ -52,6 +52,27 @@ TEST(Hdf5Recipe, WritesTypedAttributesAndDatasets) {
   EXPECT_FALSE(file.nameExists("/a/bad"));
 }
 
+// Found by fuzz/fuzz_run_checkpoint.cpp: a dataset that only declares its size (3·10¹² values,
+// nothing stored) made the reader allocate the declared size; it is refused as damaged.
+TEST(Hdf5Recipe, ADatasetLargerThanWhatItStoresIsRefusedBeforeAllocating) {
+  const std::string path = testing_support::fresh_path("declared.h5");
+  fuzz::write_hdf5_recipe(
+      "dataset /huge f64 1000000000000x3 chunked none\n"
+      "dataset /frames f64 1000000x1000000 chunked none\n",
+      path);
+  H5::H5File file(path, H5F_ACC_RDONLY);
+  std::vector<hsize_t> shape;
+  try {
+    hdf5::read_doubles(file.openDataSet("/huge"), shape);
+    FAIL() << "read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("declares 24000000000000 bytes but holds 0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(hdf5::read_double_frame(file.openDataSet("/frames"), 0), std::runtime_error);
+}
+
 TEST(Hdf5Recipe, RunSeedsAreCheckpointsCpmRestartsFrom) {
   for (const auto& [seed, n, dim] : {std::tuple{"run_1d_grid", 8, 1}, {"run_2d", 6, 2}}) {
     const std::string path = testing_support::fresh_path(std::string(seed) + ".h5");

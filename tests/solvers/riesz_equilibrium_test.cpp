@@ -132,8 +132,10 @@ TEST(RieszEquilibrium, MinimiserMatchesTheClosedFormProfilesInOneTwoAndThreeDime
 }
 
 TEST(RieszEquilibrium, LbfgsMatchesTheClosedFormProfilesInTwoAndThreeDimensions) {
+  // L-BFGS stops in one of many nearby local minima, which one depends on rounding: the 2D KS at
+  // N = 400 is 0.094 with GCC -O3 and 0.100 with clang -O1 (`make sanitize`).
   check_equilibrium("L-BFGS 2D s=1.2", InteractionKernel::power(1.2), 2, 1.518357, 0.6, 0.4,
-                    {100, 200, 400}, 0.0, Relaxation::lbfgs);
+                    {100, 200, 400}, 0.0, Relaxation::lbfgs, 0.11);
   check_equilibrium("L-BFGS 3D Coulomb", InteractionKernel::power(1.0), 3, 1.0, 0.0, 2.0 / 3.0,
                     {100, 200, 400}, 0.0, Relaxation::lbfgs, 0.25);
 }

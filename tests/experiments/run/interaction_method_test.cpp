@@ -56,8 +56,9 @@ TEST(InteractionMethod, MeshNearRangeDefaultsPerDimensionAndIsRecorded) {
   config.interaction.mesh_near_cells = -1;
   EXPECT_EQ(mesh_near_cells(config.interaction, 2), -1);
   run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
-  const ParameterSet::Value* recorded =
-      read_h5md((dir / "run.h5").string()).parameters.find("interaction.mesh_near_cells");
+  // The run read is kept: find() points into it (found by AddressSanitizer, `make sanitize`).
+  const H5mdRun run = read_h5md((dir / "run.h5").string());
+  const ParameterSet::Value* recorded = run.parameters.find("interaction.mesh_near_cells");
   ASSERT_NE(recorded, nullptr);
   EXPECT_EQ(std::get<std::int64_t>(*recorded), -1);
 }
