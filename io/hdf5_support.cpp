@@ -211,6 +211,9 @@ std::vector<std::int64_t> read_int64s_attribute(const H5::H5Object& object,
 std::string read_string_attribute(const H5::H5Object& object, const std::string& name) {
   const H5::Attribute a = object.openAttribute(name);
   require_class(a, H5T_STRING, "attribute " + name);
+  // The C++ API reads every element into the one string's buffer (found by fuzzing).
+  if (a.getSpace().getSimpleExtentNpoints() != 1)
+    throw std::runtime_error("attribute " + name + " is not a scalar");
   std::string value;
   a.read(a.getStrType(), value);
   return value;

@@ -73,6 +73,22 @@ TEST(Hdf5Recipe, ADatasetLargerThanWhatItStoresIsRefusedBeforeAllocating) {
   EXPECT_THROW(hdf5::read_double_frame(file.openDataSet("/frames"), 0), std::runtime_error);
 }
 
+// Found by fuzz/fuzz_run_checkpoint.cpp: a string attribute holding an array (the FFT wisdom as 157
+// variable-length strings) overflowed the buffer the C++ API reads one string into.
+TEST(Hdf5Recipe, AStringArrayWhereOneStringIsReadIsRefused) {
+  const std::string path = testing_support::fresh_path("strings.h5");
+  fuzz::write_hdf5_recipe("attribute / v vstring 157 a|b\nattribute / f string 3 abc|d\n", path);
+  const H5::H5File file(path, H5F_ACC_RDONLY);
+  for (const std::string name : {"v", "f"}) {
+    try {
+      hdf5::read_string_attribute(file.openGroup("/"), name);
+      FAIL() << name << " read";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "attribute " + name + " is not a scalar");
+    }
+  }
+}
+
 TEST(Hdf5Recipe, RunSeedsAreCheckpointsCpmRestartsFrom) {
   for (const auto& [seed, n, dim] : {std::tuple{"run_1d_grid", 8, 1}, {"run_2d", 6, 2}}) {
     const std::string path = testing_support::fresh_path(std::string(seed) + ".h5");
