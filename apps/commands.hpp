@@ -60,6 +60,7 @@ inline CommandArgument flag(std::string name, bool* target, std::string help) {
 
 Command run_command();
 Command kernel_command();
+Command features_command();
 Command ldp_command();
 Command converge_command();
 std::vector<Command> train_commands();  // train, eval, predict

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
                        "library versions, and exit");
   add_command(app, cpm::app::run_command());
   add_command(app, cpm::app::kernel_command());
+  add_command(app, cpm::app::features_command());
   add_command(app, cpm::app::ldp_command());
   add_command(app, cpm::app::converge_command());
   for (cpm::app::Command& command : cpm::app::train_commands())

@@ -19,10 +19,10 @@ std::optional<std::pair<std::string, std::string>> kernel_problem(const Interact
   using K = InteractionKernel::Kind;
   const std::string d = dim ? "d = " + std::to_string(*dim) : "d";
   const bool below_d = !dim || k.s < *dim;
-  if (k.kind == K::power && !(k.s > 0.0 && below_d))
-    return std::make_pair(std::string("s"), "must satisfy 0 < s < " + d +
-                                                " for the riesz kernel (use kernel = \"log\" "
-                                                "for s = 0)");
+  if (k.kind == K::power && !(k.s > -2.0 && k.s != 0.0 && below_d))
+    return std::make_pair(std::string("s"), "must satisfy -2 < s < " + d +
+                                                ", s != 0, for the riesz kernel (use kernel = "
+                                                "\"log\" for s = 0)");
   if (k.kind == K::mollified && !(k.s >= 0.0 && below_d))
     return std::make_pair(std::string("s"), "must satisfy 0 <= s < " + d);
   if (k.kind == K::mollified && !(k.epsilon > 0.0))

@@ -57,12 +57,6 @@ RecallVariant parse_recall_variant(const std::string& name) {
 
 namespace {
 
-int positive(TomlReader& r, const std::string& key, int fallback) {
-  const auto v = r.integer(key, fallback);
-  require(r, v >= 1, key, "must be at least 1");
-  return static_cast<int>(v);
-}
-
 int at_least_zero(TomlReader& r, const std::string& key, int fallback) {
   const auto v = r.integer(key, fallback);
   require(r, v >= 0, key, "must be at least 0");
@@ -89,7 +83,7 @@ void read_data(TomlReader r, RecallTaskConfig& t) {
     t.lengths = positive_list(r, "lengths", {64, 128});
     require(r, t.lengths.size() == t.pairs.size(), "lengths",
             "needs one entry per entry of pairs (" + std::to_string(t.pairs.size()) + ")");
-    t.vocabulary = positive(r, "vocabulary", t.vocabulary);
+    t.vocabulary = positive_count(r, "vocabulary", t.vocabulary);
     t.alpha = r.number("alpha", t.alpha);
     t.random_non_queries = r.boolean("random_non_queries", t.random_non_queries);
     for (std::size_t i = 0; i < t.pairs.size(); ++i) {
@@ -111,20 +105,20 @@ void read_data(TomlReader r, RecallTaskConfig& t) {
       }
     }
   }
-  t.train_examples = positive(r, "train_examples", t.train_examples);
-  t.validation_examples = positive(r, "validation_examples", t.validation_examples);
-  t.test_examples = positive(r, "test_examples", t.test_examples);
+  t.train_examples = positive_count(r, "train_examples", t.train_examples);
+  t.validation_examples = positive_count(r, "validation_examples", t.validation_examples);
+  t.test_examples = positive_count(r, "test_examples", t.test_examples);
   r.finish();
 }
 
 void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
-  m.d_model = positive(r, "d_model", m.d_model);
+  m.d_model = positive_count(r, "d_model", m.d_model);
   if (mqar) {
-    m.heads = positive(r, "heads", m.heads);
+    m.heads = positive_count(r, "heads", m.heads);
     require(r, m.d_model % m.heads == 0, "heads",
             "d_model = " + std::to_string(m.d_model) +
                 " is not divisible by heads = " + std::to_string(m.heads));
-    m.layers = positive(r, "layers", m.layers);
+    m.layers = positive_count(r, "layers", m.layers);
     m.d_ff = at_least_zero(r, "d_ff", m.d_ff);
     m.qk_tied = r.boolean("qk_tied", m.qk_tied);
   }
@@ -141,8 +135,8 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
 }
 
 void read_training(TomlReader r, RecallTrainingConfig& t) {
-  t.steps = positive(r, "steps", t.steps);
-  t.batch_size = positive(r, "batch_size", t.batch_size);
+  t.steps = positive_count(r, "steps", t.steps);
+  t.batch_size = positive_count(r, "batch_size", t.batch_size);
   t.learning_rate = r.number("learning_rate", t.learning_rate);
   require(r, t.learning_rate > 0.0 && std::isfinite(t.learning_rate), "learning_rate",
           "must be a positive number");
@@ -154,7 +148,7 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
   require(r, t.weight_decay >= 0.0, "weight_decay", "must be ≥ 0");
   t.clip_norm = r.number("clip_norm", t.clip_norm);
   require(r, t.clip_norm >= 0.0, "clip_norm", "must be ≥ 0 (0: no clipping)");
-  t.eval_every = positive(r, "eval_every", t.eval_every);
+  t.eval_every = positive_count(r, "eval_every", t.eval_every);
   t.drop_step = at_least_zero(r, "drop_step", t.drop_step);
   require(r, t.drop_step < t.steps, "drop_step",
           "must be below steps = " + std::to_string(t.steps) + " (0: no drop)");
@@ -172,7 +166,7 @@ void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, in
   p.target = r.choice("target", {"softmax", "matching"}, p.target);
   require(r, p.target == "softmax" || c.task.dataset == "associative_retrieval", "target",
           "\"matching\" needs dataset = \"associative_retrieval\" (one matching key per query)");
-  p.examples = positive(r, "examples", c.task.dataset == "mqar" ? 8 : 256);
+  p.examples = positive_count(r, "examples", c.task.dataset == "mqar" ? 8 : 256);
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0 && std::isfinite(p.gamma), "gamma", "must be a positive number");
   if (r.has("radius")) {

@@ -1,6 +1,7 @@
 #include "config/toml_reader.hpp"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace cpm {
@@ -34,6 +35,14 @@ void TomlReader::fail(const std::string& key, const std::string& reason) const {
 
 void require(TomlReader& r, bool condition, const std::string& key, const std::string& reason) {
   if (!condition) r.fail(key, reason);
+}
+
+int positive_count(TomlReader& r, const std::string& key, std::optional<int> fallback) {
+  const auto v = r.integer(key, fallback ? std::optional<std::int64_t>(*fallback) : std::nullopt);
+  require(r, v >= 1, key, "must be at least 1");
+  require(r, v <= std::numeric_limits<int>::max(), key,
+          "must be at most " + std::to_string(std::numeric_limits<int>::max()));
+  return static_cast<int>(v);
 }
 
 bool TomlReader::has(const std::string& key) const {

@@ -64,5 +64,7 @@ class TomlReader {
 
 // Helpers for value checks with uniform messages.
 void require(TomlReader& r, bool condition, const std::string& key, const std::string& reason);
+// An integer of at least 1 that fits an int.
+int positive_count(TomlReader& r, const std::string& key, std::optional<int> fallback = {});
 
 }  // namespace cpm

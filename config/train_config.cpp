@@ -31,19 +31,13 @@ AttentionVariant parse_attention_variant(const std::string& name) {
 
 namespace {
 
-int positive(TomlReader& r, const std::string& key, int fallback) {
-  const auto v = r.integer(key, fallback);
-  require(r, v >= 1, key, "must be at least 1");
-  return static_cast<int>(v);
-}
-
 void read_data(TomlReader r, DataConfig& d) {
   d.dataset = r.choice("dataset", {"sst2", "rotten_tomatoes", "qqp", "fashion_mnist"}, d.dataset);
   d.directory = r.string("directory", "");
   d.train_path = r.string("train_path", "");
   d.eval_path = r.string("eval_path", "");
-  d.max_length = positive(r, "max_length", d.max_length);
-  d.min_count = positive(r, "min_count", d.min_count);
+  d.max_length = positive_count(r, "max_length", d.max_length);
+  d.min_count = positive_count(r, "min_count", d.min_count);
   d.max_vocabulary = static_cast<int>(r.integer("max_vocabulary", 0));
   require(r, d.max_vocabulary == 0 || d.max_vocabulary >= 4, "max_vocabulary",
           "must be 0 (no limit) or ≥ 4");
@@ -53,7 +47,7 @@ void read_data(TomlReader r, DataConfig& d) {
   d.train_limit = static_cast<std::size_t>(train_limit);
   d.eval_limit = static_cast<std::size_t>(eval_limit);
   d.split_seed = static_cast<std::uint64_t>(r.integer("split_seed", 1));
-  d.pixel_levels = positive(r, "pixel_levels", d.pixel_levels);
+  d.pixel_levels = positive_count(r, "pixel_levels", d.pixel_levels);
   require(r, d.pixel_levels <= 256, "pixel_levels", "must be at most 256");
   if (d.dataset == "qqp") {
     require(r, !d.train_path.empty(), "train_path", "qqp needs the GLUE train.tsv path");
@@ -63,14 +57,14 @@ void read_data(TomlReader r, DataConfig& d) {
 }
 
 void read_model(TomlReader r, ModelConfig& m) {
-  m.d_model = positive(r, "d_model", m.d_model);
-  m.heads = positive(r, "heads", m.heads);
+  m.d_model = positive_count(r, "d_model", m.d_model);
+  m.heads = positive_count(r, "heads", m.heads);
   require(r, m.d_model % m.heads == 0, "heads",
           "d_model = " + std::to_string(m.d_model) +
               " is not divisible by heads = " + std::to_string(m.heads));
-  m.layers = positive(r, "layers", m.layers);
-  m.d_ff = positive(r, "d_ff", m.d_ff);
-  m.features = positive(r, "features", m.features);
+  m.layers = positive_count(r, "layers", m.layers);
+  m.d_ff = positive_count(r, "d_ff", m.d_ff);
+  m.features = positive_count(r, "features", m.features);
   m.dropout = r.number("dropout", m.dropout);
   require(r, m.dropout >= 0.0 && m.dropout < 1.0, "dropout", "must lie in [0, 1)");
   const std::string attention = r.string("attention", "kernel-favor");
@@ -89,7 +83,7 @@ void read_model(TomlReader r, ModelConfig& m) {
 void read_training(TomlReader r, TrainingConfig& t) {
   t.epochs = static_cast<int>(r.integer("epochs", t.epochs));
   require(r, t.epochs >= 0, "epochs", "must be ≥ 0");
-  t.batch_size = positive(r, "batch_size", t.batch_size);
+  t.batch_size = positive_count(r, "batch_size", t.batch_size);
   t.learning_rate = r.number("learning_rate", t.learning_rate);
   require(r, t.learning_rate > 0.0, "learning_rate", "must be positive");
   t.warmup_steps = static_cast<int>(r.integer("warmup_steps", t.warmup_steps));
@@ -128,7 +122,7 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   p.tolerance = r.number("tolerance", p.tolerance);
   require(r, p.tolerance >= 0.0 && p.tolerance < 1.0, "tolerance",
           "must lie in [0, 1) (0: run dynamics.steps steps)");
-  p.check_every = positive(r, "check_every", p.check_every);
+  p.check_every = positive_count(r, "check_every", p.check_every);
   if (r.has("repulsion_fraction")) {
     p.repulsion_fraction = r.number("repulsion_fraction");
     require(r, *p.repulsion_fraction >= 0.0 && std::isfinite(*p.repulsion_fraction),
@@ -159,7 +153,7 @@ void read_experiment(TomlReader r, ExperimentConfig& e) {
   }
   require(r, !e.seeds.empty(), "seeds", "needs at least one seed");
   e.protocol = r.choice("protocol", {"independent", "paired"}, e.protocol);
-  e.bootstrap_samples = positive(r, "bootstrap_samples", e.bootstrap_samples);
+  e.bootstrap_samples = positive_count(r, "bootstrap_samples", e.bootstrap_samples);
   e.keep_checkpoints = r.boolean("keep_checkpoints", e.keep_checkpoints);
   if (e.protocol == "paired") {
     bool any_kernel = false;

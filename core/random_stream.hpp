@@ -55,6 +55,7 @@ enum class RandomPurpose : std::uint64_t {
   bootstrap = 5,          // resamples of a rate fit
   image_subsample = 6,    // replica 0: training rows, 1: test rows
   sliced_directions = 7,  // random directions of the sliced Wasserstein distance (d ≥ 3)
+  qmc_randomisation = 8,  // the random shift of a quasi-Monte Carlo point set, per coordinate
   synthetic_data = random_detail::offset_code(4, 11),    // replica 0/1: train/test rows, 2: mixture
                                                          // centres, 3: label noise
   importance_draws = random_detail::offset_code(4, 21),  // draws from the importance weights
@@ -78,6 +79,7 @@ constexpr std::uint64_t replica_count(RandomPurpose purpose) {
     case RandomPurpose::initial_positions:
     case RandomPurpose::langevin_noise:
     case RandomPurpose::bootstrap:
+    case RandomPurpose::qmc_randomisation:
       return std::uint64_t{1} << 40;  // replicas of a study, heads of a model, resamples
     case RandomPurpose::dropout:
     case RandomPurpose::parameter_init:

@@ -8,7 +8,7 @@ namespace cpm {
 
 double RieszPower::radial_moment(int d, double rho) const {
   if (s >= d) throw std::invalid_argument("|z|^-s is not locally integrable for s >= d");
-  return std::pow(rho, d - s) / (d - s);
+  return (s > 0.0 ? 1.0 : -1.0) * std::pow(rho, d - s) / (d - s);
 }
 
 double RieszLog::radial_moment(int d, double rho) const {
@@ -36,7 +36,10 @@ std::string InteractionKernel::describe() const {
   std::ostringstream o;
   switch (kind) {
     case Kind::power:
-      o << "riesz |z|^-" << s;
+      if (s > 0.0)
+        o << "riesz |z|^-" << s;
+      else
+        o << "riesz -|z|^" << -s;
       break;
     case Kind::log:
       o << "log -log|z|";

@@ -16,12 +16,16 @@
 
 namespace cpm {
 
-// W(z) = |z|^{-s}, s > 0.
+// W(z) = sgn(s) |z|^{-s} for −2 < s < d, s ≠ 0: the singular Riesz kernels for s > 0, and for
+// −2 < s < 0 the conditionally positive definite −|z|^{|s|} (s = −1: the energy distance's kernel
+// in any d). In both cases h = −g = |s| (r²)^{−s/2−1} > 0 (repulsion) and f = h r² / s.
 struct RieszPower {
   double s;
-  double value_r2(double r2) const { return std::pow(r2, -0.5 * s); }
-  double gradient_factor(double r2) const { return -s * std::pow(r2, -0.5 * s - 1.0); }
-  // ρ^{d−s} / (d − s); |z|^{−s} is locally integrable for s < d only.
+  double value_r2(double r2) const {
+    return s > 0.0 ? std::pow(r2, -0.5 * s) : -std::pow(r2, -0.5 * s);
+  }
+  double gradient_factor(double r2) const { return -std::abs(s) * std::pow(r2, -0.5 * s - 1.0); }
+  // sgn(s) ρ^{d−s} / (d − s); |z|^{−s} is locally integrable for s < d only.
   double radial_moment(int d, double rho) const;
 };
 
@@ -85,7 +89,7 @@ struct InteractionKernel {
   double epsilon = 0.0;  // mollification length (mollified only)
   double kappa = 1.0;    // strength (quadratic, absolute)
 
-  // |z|^{-s}, s > 0.
+  // sgn(s)|z|^{-s}, −2 < s < d, s ≠ 0.
   static InteractionKernel power(double s) { return {Kind::power, s, 0.0, 1.0}; }
   // −log|z|.
   static InteractionKernel log() { return {Kind::log, 0.0, 0.0, 1.0}; }
@@ -99,7 +103,7 @@ struct InteractionKernel {
   static InteractionKernel none() { return {Kind::none, 0.0, 0.0, 0.0}; }
 
   // True when W is unbounded at z = 0 (particles must stay apart).
-  bool singular() const { return kind == Kind::power || kind == Kind::log; }
+  bool singular() const { return (kind == Kind::power && s > 0.0) || kind == Kind::log; }
   std::string describe() const;
 };
 
@@ -109,9 +113,9 @@ decltype(auto) visit(const InteractionKernel& k, F&& f) {
   using K = InteractionKernel::Kind;
   switch (k.kind) {
     case K::power:
-      if (!(k.s > 0.0))
+      if (!(k.s > -2.0 && k.s != 0.0))
         throw std::invalid_argument(
-            "the power kernel |z|^-s needs s > 0 (use the log kernel for s = 0, linear for −1)");
+            "the power kernel sgn(s)|z|^-s needs -2 < s, s != 0 (use the log kernel for s = 0)");
       return f(RieszPower{k.s});
     case K::log:
       return f(RieszLog{});

@@ -40,7 +40,7 @@ void DriftJacobian::linearise(const Eigen::MatrixXd& x, const Eigen::MatrixXd& d
   potential_blocks(blocks_);
   prepared_shift_ = -1.0;
 
-  near_field_ = d >= 2 && pair_ && forces_.lambda() != 0.0 && n > 1;
+  near_field_ = (d == 2 || d == 3) && pair_ && forces_.lambda() != 0.0 && n > 1;
   if (near_field_) near_field_preconditioner_.find_pairs(x);
 
   // 1D: the band of J over sorted neighbours, when it is diagonally dominant.

@@ -64,8 +64,8 @@ EnergyMinimizer::EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Do
   const std::string& method = parameters_.method;
   if (method != "newton" && method != "lbfgs" && method != "fire")
     throw std::invalid_argument("unknown minimiser '" + method + "'");
-  if (method != "fire" && !jacobian_)
-    throw std::invalid_argument("the " + method + " minimiser needs the drift's Jacobian");
+  if (method == "newton" && !jacobian_)
+    throw std::invalid_argument("the newton minimiser needs the drift's Jacobian");
   if (!(parameters_.tolerance > 0.0))
     throw std::invalid_argument("minimiser tolerance must be positive");
   if (!(parameters_.fire_step > 0.0)) throw std::invalid_argument("FIRE step must be positive");
@@ -225,8 +225,14 @@ MinimizationResult EnergyMinimizer::lbfgs(Eigen::MatrixXd& x, const MinimizerObs
   Point current, trial;
   begin(x, current);
   memory_.clear();
+  // Without the Jacobian, H₀ = γ I with γ = sᵀy / yᵀy of the newest pair (Nocedal & Wright,
+  // eq. 7.20), γ = 1 before the first.
+  double gamma = 1.0;
   const LinearMap initial = [&](const Eigen::MatrixXd& q, Eigen::MatrixXd& z) {
-    jacobian_->precondition(q, z, 0.0);
+    if (jacobian_)
+      jacobian_->precondition(q, z, 0.0);
+    else
+      z = gamma * q;
     constraints_.restrict(z);
   };
   Eigen::MatrixXd b, direction, s, y;
@@ -245,7 +251,7 @@ MinimizationResult EnergyMinimizer::lbfgs(Eigen::MatrixXd& x, const MinimizerObs
       active_count = constraints_.count();
       since_linearised = kLbfgsRefresh;
     }
-    if (since_linearised >= kLbfgsRefresh) {
+    if (jacobian_ && since_linearised >= kLbfgsRefresh) {
       jacobian_->linearise(current.x, current.drift, current.gradient);
       since_linearised = 0;
     }
@@ -274,6 +280,7 @@ MinimizationResult EnergyMinimizer::lbfgs(Eigen::MatrixXd& x, const MinimizerObs
     for (Eigen::Index k = 0; k < s.rows(); ++k)
       if (constraints_.active(k)) y.row(k) += constraints_.curvature(k) * s.row(k);
     memory_.push(s, y);
+    if (const double sy = frobenius_dot(s, y); sy > 0.0) gamma = sy / frobenius_dot(y, y);
     std::swap(current, trial);
   }
 }

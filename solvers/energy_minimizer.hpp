@@ -58,7 +58,9 @@ using MinimizerObserver = std::function<void(const MinimizerProgress&)>;
 
 class EnergyMinimizer {
  public:
-  // `jacobian` is needed by the Newton method (may be null for FIRE).
+  // `jacobian` is needed by the Newton method; L-BFGS takes its preconditioner as H₀ when given,
+  // else the scaled identity γ I (cheaper per step where the preconditioner costs more than the
+  // steps it saves, e.g. dense pair Hessians in d > 3); FIRE ignores it.
   EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Domain domain,
                   MinimizerParameters parameters);
 

@@ -23,14 +23,14 @@ struct SimdHessianFactors {
   SimdDouble over_r2;       // h(r²) / r²
 };
 
-// W = r^{-s} for any s > 0: h = s (r²)^{−(s/2 + 1)} (SimdPower) and f = h r² / s.
+// W = sgn(s) r^{-s} for any s > −2, s ≠ 0: h = |s| (r²)^{−(s/2 + 1)} (SimdPower) and f = h r² / s.
 struct SimdRieszPower {
   double s;
   SimdPower power;
-  // h/r² = s (r²)^{−(s/2 + 2)}: one power instead of a power and a division.
+  // h/r² = |s| (r²)^{−(s/2 + 2)}: one power instead of a power and a division.
   SimdPower hessian_power;
   explicit SimdRieszPower(double s)
-      : s(s), power(-0.5 * s - 1.0, s), hessian_power(-0.5 * s - 2.0, s) {}
+      : s(s), power(-0.5 * s - 1.0, std::abs(s)), hessian_power(-0.5 * s - 2.0, std::abs(s)) {}
   template <bool Energy>
   SimdPairTerms evaluate(const SimdDouble& r2) const {
     const SimdDouble h = power(r2);

@@ -82,7 +82,7 @@ TEST(RunCommand, BadConfigsGiveExitCodeTwoAndOneLineNamingTheKey) {
   expect_rejected("n_zero", replace(kGoodConfig, "n = 20", "n = 0"),
                   "particles.n: must be at least 1");
   expect_rejected("s_out_of_range", replace(kGoodConfig, "s = 1.0", "s = 2.5"),
-                  "interaction.s: must satisfy 0 < s < d");
+                  "interaction.s: must satisfy -2 < s < d");
   expect_rejected("beta_zero", replace(kGoodConfig, "beta = 100.0", "beta = 0.0"),
                   "dynamics.beta: must be positive");
   expect_rejected("beta_negative", replace(kGoodConfig, "beta = 100.0", "beta = -1.0"),

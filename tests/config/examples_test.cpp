@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "config/features_config.hpp"
 #include "config/kernel_config.hpp"
 #include "config/recall_config.hpp"
 #include "config/run_config.hpp"
@@ -22,6 +23,8 @@ bool starts_with(const std::string& name, const std::string& prefix) {
 void load_for_its_command(const std::string& path, const std::string& name) {
   if (is_recall_config(read_text_file(path), path))  // `cpm train` on a recall task
     load_recall_config(path);
+  else if (starts_with(name, "features_"))
+    load_features_config(path);
   else if (starts_with(name, "kernel_"))
     load_kernel_config(path);
   else if (starts_with(name, "train_"))

@@ -103,12 +103,27 @@ TEST(RandomStream, UniformsAndNormalsHaveTheRightMoments) {
 // (mod 2⁶⁴) falls within the replicas one of them uses. No pair of purposes may do so.
 TEST(RandomStream, NoTwoPurposesShareAStreamWithinTheReplicasTheyUse) {
   using P = RandomPurpose;
-  const std::vector<P> all = {P::initial_positions, P::langevin_noise,   P::alignment_batches,
-                              P::sliced_directions, P::bootstrap,        P::image_subsample,
-                              P::test_inputs,       P::synthetic_data,   P::importance_draws,
-                              P::training_order,    P::dropout,          P::parameter_init,
-                              P::phase_a_sequences, P::text_split,       P::word_dropout,
-                              P::word_swaps,        P::validation_split, P::label_permutation};
+  const std::vector<P> all = {P::initial_positions,
+                              P::langevin_noise,
+                              P::alignment_batches,
+                              P::sliced_directions,
+                              P::bootstrap,
+                              P::image_subsample,
+                              P::test_inputs,
+                              P::synthetic_data,
+                              P::importance_draws,
+                              P::training_order,
+                              P::dropout,
+                              P::parameter_init,
+                              P::phase_a_sequences,
+                              P::text_split,
+                              P::word_dropout,
+                              P::word_swaps,
+                              P::validation_split,
+                              P::label_permutation,
+                              P::associative_retrieval,
+                              P::mqar_sequences,
+                              P::qmc_randomisation};
   const auto start = [](P p) { return random_detail::kGolden * static_cast<std::uint64_t>(p); };
   for (P p : all) {
     EXPECT_GT(replica_count(p), 0u);

@@ -29,7 +29,7 @@ void expect_gradient_matches_finite_difference(const Evaluator& w, int d, unsign
 
 TEST(RieszKernel, EveryKernelGradientEqualsCentralFiniteDifferenceOfItsValue) {
   for (int d : {1, 2, 3}) {
-    for (double s : {0.5, 1.0, 1.2, 2.5})
+    for (double s : {-1.5, -1.0, -0.3, 0.5, 1.0, 1.2, 2.5})
       expect_gradient_matches_finite_difference(RieszPower{s}, d, 1);
     expect_gradient_matches_finite_difference(RieszLog{}, d, 2);
     expect_gradient_matches_finite_difference(RieszMollified{0.5, 0.01}, d, 3);
@@ -43,6 +43,8 @@ TEST(RieszKernel, EveryKernelGradientEqualsCentralFiniteDifferenceOfItsValue) {
 TEST(RieszKernel, ValuesAreTheStatedFormulas) {
   const Eigen::Vector2d z(0.3, -0.4);  // |z| = 0.5
   EXPECT_NEAR(kernel_value(RieszPower{0.5}, z), std::pow(0.5, -0.5), 1e-15);
+  EXPECT_NEAR(kernel_value(RieszPower{-1.5}, z), -std::pow(0.5, 1.5), 1e-15);
+  EXPECT_NEAR(kernel_value(RieszPower{-1.0}, z), kernel_value(RieszLinear{}, z), 1e-15);
   EXPECT_NEAR(kernel_value(RieszLog{}, z), -std::log(0.5), 1e-15);
   EXPECT_NEAR(kernel_value(RieszMollified{1.0, 0.09}, z), 1.0 / std::sqrt(0.25 + 0.09), 1e-15);
   EXPECT_NEAR(kernel_value(QuadraticPair{2.0}, z), 0.25, 1e-15);
@@ -61,9 +63,10 @@ TEST(RieszKernel, VisitDispatchesTheRightEvaluator) {
   EXPECT_NEAR(value(InteractionKernel::quadratic(2.0)), 0.25, 1e-15);
   EXPECT_NEAR(value(InteractionKernel::absolute(2.0)), 1.0, 1e-15);
   EXPECT_EQ(value(InteractionKernel::none()), 0.0);
-  // The power kernel is |z|^{-s} for s > 0 only; s = 0 and s = −1 are the log and linear kinds.
+  EXPECT_NEAR(value(InteractionKernel::power(-0.5)), -std::pow(0.5, 0.5), 1e-15);
+  // sgn(s)|z|^{-s} needs −2 < s, s ≠ 0 (s = 0 is the log kind).
   EXPECT_THROW(value(InteractionKernel::power(0.0)), std::invalid_argument);
-  EXPECT_THROW(value(InteractionKernel::power(-0.5)), std::invalid_argument);
+  EXPECT_THROW(value(InteractionKernel::power(-2.0)), std::invalid_argument);
 }
 
 }  // namespace

@@ -21,10 +21,14 @@ double adaptive_cell_integral_1d(const Kernel& k, double h, int m) {
 }
 
 TEST(CellIntegratedKernel, OneDimensionalWeightsEqualAdaptiveQuadratureOfW) {
-  const Kernel kernels[] = {
-      Kernel::power(0.5),          Kernel::log(),         Kernel::linear(),
-      Kernel::quadratic(1.5),      Kernel::absolute(0.7), Kernel::mollified(0.5, 0.1),
-      Kernel::mollified(0.0, 0.02)};
+  const Kernel kernels[] = {Kernel::power(0.5),
+                            Kernel::power(-1.3),
+                            Kernel::log(),
+                            Kernel::linear(),
+                            Kernel::quadratic(1.5),
+                            Kernel::absolute(0.7),
+                            Kernel::mollified(0.5, 0.1),
+                            Kernel::mollified(0.0, 0.02)};
   const double h = 0.1;
   for (const Kernel& k : kernels)
     for (int m : {0, 1, 2, 7, 40, -3}) {

@@ -33,8 +33,11 @@ struct Gas {
   ForceField forces;
   DriftJacobian jacobian;
 
+  // "lbfgs-identity": L-BFGS without the Jacobian (H₀ = γ I).
   MinimizationResult minimize(Eigen::MatrixXd& x, const std::string& method, double tolerance) {
-    EnergyMinimizer m(forces, &jacobian, domain, {method, tolerance, 200000, 1e-2});
+    const bool identity = method == "lbfgs-identity";
+    EnergyMinimizer m(forces, identity ? nullptr : &jacobian, domain,
+                      {identity ? "lbfgs" : method, tolerance, 200000, 1e-2});
     return m.minimize(x);
   }
 };
@@ -57,7 +60,7 @@ TEST(EnergyMinimizer, EveryMethodFindsTheCornersOfTheSquare) {
   // E_N = (1/(2N²)) Σ_{k≠l} 1/|x_k − x_l| with N = 4 at the corners of [−1, 1]²: four sides of 2
   // and two diagonals of 2√2, each pair counted twice.
   const double exact = (4.0 / 2.0 + 2.0 / (2.0 * std::sqrt(2.0))) * 2.0 / (2.0 * 16.0);
-  for (const std::string method : {"newton", "lbfgs", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "lbfgs-identity", "fire"}) {
     Gas gas(InteractionKernel::power(1.0), std::make_shared<ZeroPotential>(),
             Domain::box(-Eigen::Vector2d::Ones(), Eigen::Vector2d::Ones()));
     Eigen::MatrixXd x = uniform_start(2, 4, 0.5, 3);
@@ -71,7 +74,7 @@ TEST(EnergyMinimizer, EveryMethodFindsTheCornersOfTheSquare) {
 TEST(EnergyMinimizer, EveryMethodFindsTheTriangleInscribedInTheDisc) {
   // N = 3 on the unit circle at mutual distance √3: E_N = (1/(2·9)) · 6/√3.
   const double exact = 6.0 / std::sqrt(3.0) / 18.0;
-  for (const std::string method : {"newton", "lbfgs", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "lbfgs-identity", "fire"}) {
     Gas gas(InteractionKernel::power(1.0), std::make_shared<ZeroPotential>(),
             Domain::ball(Eigen::Vector2d::Zero(), 1.0));
     Eigen::MatrixXd x = uniform_start(2, 3, 0.5, 4);
@@ -97,7 +100,7 @@ TEST(EnergyMinimizer, EveryMethodReachesTheEquilibriumOfTheExplicitFlow) {
   Particles relaxed(start);
   flow.advance_to(relaxed, 40.0);
 
-  for (const std::string method : {"newton", "lbfgs", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "lbfgs-identity", "fire"}) {
     Gas gas(kernel, trap, ball);
     Eigen::MatrixXd x = start;
     const MinimizationResult r = gas.minimize(x, method, 1e-10);
@@ -116,7 +119,7 @@ TEST(EnergyMinimizer, EveryMethodAndTheExplicitFlowAgreeOnTheCrowdedBall) {
   const Domain ball = Domain::ball(Eigen::VectorXd::Zero(1), 1.0);
   const Eigen::MatrixXd start = uniform_start(1, n, 0.5, 1);
   std::vector<Eigen::VectorXd> results;
-  for (const std::string method : {"newton", "lbfgs", "fire"}) {
+  for (const std::string method : {"newton", "lbfgs", "lbfgs-identity", "fire"}) {
     Gas gas(kernel, std::make_shared<ZeroPotential>(), ball);
     Eigen::MatrixXd x = start;
     const MinimizationResult r = gas.minimize(x, method, 1e-10);

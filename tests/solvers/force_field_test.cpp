@@ -36,6 +36,7 @@ void expect_drift_is_gradient_of_energy(const InteractionKernel& kernel, int d, 
 TEST(ForceField, PairForcesEqualFiniteDifferenceGradientOfTotalEnergy) {
   for (int d : {1, 2, 3, 8}) {
     expect_drift_is_gradient_of_energy(InteractionKernel::power(0.5), d, 1.0);
+    expect_drift_is_gradient_of_energy(InteractionKernel::power(-0.7), d, 0.9);
     expect_drift_is_gradient_of_energy(InteractionKernel::log(), d, 0.7);
     expect_drift_is_gradient_of_energy(InteractionKernel::mollified(1.0, 0.1), d, 1.3);
     expect_drift_is_gradient_of_energy(InteractionKernel::quadratic(0.5), d, 1.0);

@@ -17,6 +17,7 @@ std::vector<InteractionKernel> every_kernel() {
   return {InteractionKernel::power(0.5),
           InteractionKernel::power(1.0),
           InteractionKernel::power(1.3),
+          InteractionKernel::power(-0.6),
           InteractionKernel::log(),
           InteractionKernel::linear(),
           InteractionKernel::mollified(0.5, 0.2),

@@ -39,13 +39,14 @@ inline Eigen::MatrixXd random_points(Eigen::Index n, int d, std::uint64_t seed,
 }
 
 // Every kind the pair sums evaluate, with each special-cased power exponent (0.5, 1; each has its
-// own SIMD evaluator) and a generic one, the mollified kernel over the log and those powers. The
-// linear kernel −|z| is defined in one dimension only.
+// own SIMD evaluator), a generic one and a negative one (−|z|^{1.4}), the mollified kernel over
+// the log and those powers. The linear kernel −|z| is defined in one dimension only.
 inline std::vector<InteractionKernel> every_kernel(int d) {
   using K = InteractionKernel;
   std::vector<K> kernels = {K::power(0.5),
                             K::power(1.0),
                             K::power(1.3),
+                            K::power(-1.4),
                             K::log(),
                             K::mollified(0.0, 0.1),
                             K::mollified(0.5, 0.1),

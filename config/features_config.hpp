@@ -1,0 +1,49 @@
+#pragma once
+// The configuration of `cpm features` (README: cpm features): which frequency generators
+// (features/feature_generator.hpp) approximate the Gaussian kernel, in which dimensions and at
+// which feature counts, on which points.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "features/feature_generator.hpp"
+
+namespace cpm {
+
+struct FeaturesStudyConfig {
+  std::vector<FeatureMethod> methods = {FeatureMethod::iid, FeatureMethod::orthogonal,
+                                        FeatureMethod::sobol, FeatureMethod::halton,
+                                        FeatureMethod::coulomb};
+  std::vector<int> dims = {2, 4, 8};
+  std::vector<Eigen::Index> ns = {16, 64, 256};
+  int seeds = 3;
+  std::uint64_t seed = 1;
+  double sigma = 1.0;  // k(x, y) = exp(−σ²|x − y|²/2): p = N(0, σ² I)
+  int bootstrap = 1000;
+  double confidence = 0.95;
+
+  // Points x ~ N(0, τ² I_d), τ = scale/(σ√d), so that σ²|x − y|²/2 ≈ scale² whatever d: `count`
+  // points report the errors, `selection_count` others choose the coulomb setting.
+  Eigen::Index points = 256;
+  Eigen::Index selection_points = 256;
+  double point_scale = 1.0;
+
+  // The coulomb candidates: the exponents `s` (0: the log kernel) and, with `newtonian`, s = d − 2
+  // in each d; one RepulsionSettings per candidate, the kernel set per d.
+  std::vector<double> exponents = {-1.0};
+  bool newtonian = false;
+  RepulsionSettings repulsion;
+
+  std::string output_directory = "out/features";
+};
+
+FeaturesStudyConfig parse_features_config(const std::string& toml_text, const std::string& source);
+FeaturesStudyConfig load_features_config(const std::string& path);
+
+// The coulomb candidates' kernels in d dimensions: each exponent with s < d (0 the log kernel,
+// −1 the linear one), then s = d − 2 with `newtonian` when not already there.
+std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& config, int d);
+
+}  // namespace cpm

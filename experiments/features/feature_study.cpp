@@ -1,0 +1,139 @@
+#include "experiments/features/feature_study.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/random_stream.hpp"
+#include "experiments/features/feature_report.hpp"
+#include "io/output_directory.hpp"
+#include "io/progress.hpp"
+
+namespace cpm {
+
+namespace {
+
+// The Riesz exponent of a coulomb candidate's kernel.
+double exponent_of(const InteractionKernel& k) {
+  if (k.kind == InteractionKernel::Kind::log) return 0.0;
+  if (k.kind == InteractionKernel::Kind::linear) return -1.0;
+  return k.s;
+}
+
+class ApproximationCsv {
+ public:
+  explicit ApproximationCsv(const std::string& path) : path_(path), out_(path) {
+    out_ << "method,setting,kernel,dim,n,seed,frobenius,max_entry,spectral,selection_frobenius,"
+            "energy_distance,seconds,iterations,converged\n"
+         << std::setprecision(10);
+    check();
+  }
+  void add(const ApproximationRecord& r) {
+    out_ << feature_method_name(r.method) << ',' << setting_name(r) << ",gaussian," << r.dim << ','
+         << r.n << ',' << r.seed << ',' << r.evaluation.frobenius << ',' << r.evaluation.max_entry
+         << ',' << r.evaluation.spectral << ',' << r.selection_frobenius << ',' << r.energy_distance
+         << ',' << r.seconds << ',' << r.iterations << ',' << (r.converged ? 1 : 0) << '\n';
+    out_.flush();
+    check();
+  }
+
+ private:
+  void check() {
+    if (!out_) throw std::runtime_error(path_ + ": cannot write the table (disk full?)");
+  }
+  std::string path_;
+  std::ofstream out_;
+};
+
+}  // namespace
+
+Eigen::MatrixXd approximation_points(const FeaturesStudyConfig& config, int d, bool selection) {
+  const Eigen::Index count = selection ? config.selection_points : config.points;
+  const double tau = config.point_scale / (config.sigma * std::sqrt(static_cast<double>(d)));
+  Eigen::MatrixXd x(count, d);
+  for (Eigen::Index i = 0; i < count; ++i) {
+    // Replica 0 / 1 of the synthetic-data streams: the evaluation / selection rows.
+    RandomStream s(config.seed, RandomPurpose::synthetic_data, selection ? 1 : 0,
+                   static_cast<std::uint64_t>(i) + (static_cast<std::uint64_t>(d) << 32));
+    for (int a = 0; a < d; ++a) x(i, a) = tau * s.normal();
+  }
+  return x;
+}
+
+std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& config,
+                                                   const FeatureStudyOptions& options) {
+  prepare_output_directory(config.output_directory, options.overwrite);
+  const std::string dir = config.output_directory + "/";
+  ApproximationCsv csv(dir + "approximation.csv");
+
+  // The work of one generated set, for the progress line: N·d, times N for the gas.
+  double total = 0.0;
+  auto work = [&](FeatureMethod m, Eigen::Index n, int d) {
+    return m == FeatureMethod::coulomb ? static_cast<double>(n) * n * d * 1e-3
+                                       : static_cast<double>(n) * d;
+  };
+  for (int d : config.dims)
+    for (Eigen::Index n : config.ns)
+      for (FeatureMethod m : config.methods)
+        total += work(m, n, d) * config.seeds *
+                 (m == FeatureMethod::coulomb ? coulomb_candidates(config, d).size() : 1);
+  Progress progress("features", total, options.progress);
+  double done = 0.0;
+
+  std::vector<ApproximationRecord> records;
+  for (int d : config.dims) {
+    const Eigen::MatrixXd points = approximation_points(config, d, false);
+    const Eigen::MatrixXd selection = approximation_points(config, d, true);
+    for (Eigen::Index n : config.ns)
+      for (int seed = 0; seed < config.seeds; ++seed)
+        for (FeatureMethod method : config.methods) {
+          std::vector<InteractionKernel> kernels = {InteractionKernel::none()};
+          if (method == FeatureMethod::coulomb) kernels = coulomb_candidates(config, d);
+          for (const InteractionKernel& kernel : kernels) {
+            FeatureRequest request;
+            request.method = method;
+            request.n = n;
+            request.dim = d;
+            request.sigma = config.sigma;
+            request.seed = config.seed;
+            request.replica = static_cast<std::uint64_t>(seed);
+            request.repulsion = config.repulsion;
+            request.repulsion.kernel = kernel;
+            FeatureDiagnostics diagnostics;
+            const auto start = std::chrono::steady_clock::now();
+            const Eigen::MatrixXd omega = generate_features(request, &diagnostics);
+            ApproximationRecord r;
+            r.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            r.method = method;
+            r.exponent = method == FeatureMethod::coulomb
+                             ? exponent_of(kernel)
+                             : std::numeric_limits<double>::quiet_NaN();
+            r.dim = d;
+            r.n = n;
+            r.seed = seed;
+            r.evaluation = gaussian_kernel_errors(points, omega, config.sigma);
+            r.selection_frobenius =
+                gaussian_kernel_errors(selection, omega, config.sigma).frobenius;
+            r.energy_distance = energy_distance_to_gaussian(omega, config.sigma);
+            r.iterations = diagnostics.iterations;
+            r.converged = diagnostics.converged;
+            csv.add(r);
+            records.push_back(r);
+            done += work(method, n, d);
+            std::ostringstream detail;
+            detail << "d=" << d << " N=" << n << " " << feature_method_name(method);
+            progress.update(done, detail.str());
+          }
+        }
+  }
+  progress.finish();
+  write_feature_report(config, records);
+  return records;
+}
+
+}  // namespace cpm

@@ -1,0 +1,115 @@
+#include "features/feature_generator.hpp"
+
+#include <boost/math/special_functions/erf.hpp>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "core/domain.hpp"
+#include "core/feature_initialisation.hpp"
+#include "core/particles.hpp"
+#include "features/compensated_confinement.hpp"
+#include "features/qmc_points.hpp"
+#include "solvers/blocked_pair_sum.hpp"
+#include "solvers/energy_minimizer.hpp"
+#include "solvers/force_field.hpp"
+#include "solvers/langevin.hpp"
+
+namespace cpm {
+
+namespace {
+
+constexpr FeatureMethod kMethods[] = {FeatureMethod::iid, FeatureMethod::orthogonal,
+                                      FeatureMethod::sobol, FeatureMethod::halton,
+                                      FeatureMethod::coulomb};
+
+// σ Φ⁻¹(u) entry-wise, Φ the standard normal distribution function.
+Eigen::MatrixXd gaussian_quantiles(Eigen::MatrixXd u, double sigma) {
+  for (Eigen::Index i = 0; i < u.size(); ++i)
+    u.data()[i] = -sigma * std::sqrt(2.0) * boost::math::erfc_inv(2.0 * u.data()[i]);
+  return u;
+}
+
+// The gas in units where σ = 1 (W∗p and the steps scale with σ), rescaled at the end.
+Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* diagnostics) {
+  const RepulsionSettings& g = r.repulsion;
+  if (!(g.lambda > 0.0)) throw std::invalid_argument("the coulomb features need lambda > 0");
+  if (!(g.beta > 0.0)) throw std::invalid_argument("the coulomb features need beta > 0");
+  if (g.kernel.kind == InteractionKernel::Kind::power && g.kernel.s > 0.0 && r.n < 2)
+    throw std::invalid_argument("the coulomb features need N >= 2");
+  auto potential = std::make_shared<CompensatedConfinement>(
+      RieszPotentialOfGaussian(g.kernel, r.dim, 1.0), g.lambda, g.beta);
+  ForceField forces(potential, make_blocked_pair_sum(g.kernel), g.lambda);
+  Particles particles(gaussian_features(r.n, r.dim, 1.0, r.seed, r.replica));
+  const Domain space = Domain::whole_space(r.dim);
+  FeatureDiagnostics done;
+  if (std::isinf(g.beta)) {
+    // L-BFGS with H₀ = γ I: in d > 3 the pair Hessian's diagonal blocks cost O(N² d²) and the
+    // block-Jacobi preconditioner they make barely cuts the iterations (measured: bench/RESULTS.md,
+    // "Random-feature frequencies").
+    MinimizerParameters parameters;
+    parameters.method = "lbfgs";
+    parameters.tolerance = g.tolerance;
+    parameters.max_iterations = g.max_iterations;
+    EnergyMinimizer minimizer(forces, nullptr, space, parameters);
+    const MinimizationResult result = minimizer.minimize(particles.positions);
+    done = {result.iterations, result.converged, result.gradient_norm};
+  } else {
+    LangevinParameters parameters;
+    parameters.step = g.step;
+    parameters.beta = g.beta;
+    parameters.seed = r.seed;
+    parameters.replica = r.replica;
+    LangevinIntegrator langevin(forces, space, parameters);
+    for (int step = 0; step < g.steps; ++step) langevin.step(particles);
+    done = {g.steps, true, 0.0};
+  }
+  if (diagnostics) *diagnostics = done;
+  return r.sigma * particles.positions;
+}
+
+}  // namespace
+
+std::string feature_method_name(FeatureMethod method) {
+  switch (method) {
+    case FeatureMethod::iid:
+      return "iid";
+    case FeatureMethod::orthogonal:
+      return "orthogonal";
+    case FeatureMethod::sobol:
+      return "sobol";
+    case FeatureMethod::halton:
+      return "halton";
+    case FeatureMethod::coulomb:
+      return "coulomb";
+  }
+  return "iid";
+}
+
+std::optional<FeatureMethod> feature_method_from_name(const std::string& name) {
+  for (FeatureMethod m : kMethods)
+    if (feature_method_name(m) == name) return m;
+  return std::nullopt;
+}
+
+Eigen::MatrixXd generate_features(const FeatureRequest& r, FeatureDiagnostics* diagnostics) {
+  if (r.n < 1) throw std::invalid_argument("features need N >= 1");
+  if (r.dim < 1) throw std::invalid_argument("features need d >= 1");
+  if (!(r.sigma > 0.0)) throw std::invalid_argument("features need sigma > 0");
+  if (diagnostics) *diagnostics = {};
+  switch (r.method) {
+    case FeatureMethod::iid:
+      return gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
+    case FeatureMethod::orthogonal:
+      return orthogonal_gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
+    case FeatureMethod::sobol:
+      return gaussian_quantiles(shifted_sobol_points(r.n, r.dim, r.seed, r.replica), r.sigma);
+    case FeatureMethod::halton:
+      return gaussian_quantiles(shifted_halton_points(r.n, r.dim, r.seed, r.replica), r.sigma);
+    case FeatureMethod::coulomb:
+      return repulsive_features(r, diagnostics);
+  }
+  throw std::invalid_argument("unknown feature method");
+}
+
+}  // namespace cpm

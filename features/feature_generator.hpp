@@ -1,0 +1,62 @@
+#pragma once
+// Generators of random-feature frequencies ω_1..ω_N for the Gaussian kernel
+// k(x, y) = exp(−σ²|x − y|²/2), whose spectral law is p = N(0, σ² I_d) (docs/features.md):
+//   iid         independent draws from p;
+//   orthogonal  blocks of d exactly orthogonal rows with χ_d norms (core/feature_initialisation);
+//   sobol       randomised Sobol' points (digital shift) mapped by σ Φ⁻¹ coordinate-wise;
+//   halton      randomised Halton points (Cranley–Patterson rotation) mapped the same way;
+//   coulomb     the compensated repulsive gas (features/compensated_confinement.hpp) started from
+//               i.i.d. draws: at β = ∞ its minimiser (projected L-BFGS), at finite β the end of a
+//               Langevin run.
+// Every method's features depend on (seed, replica) only, never on the thread count.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "physics/riesz_kernel.hpp"
+
+namespace cpm {
+
+enum class FeatureMethod { iid, orthogonal, sobol, halton, coulomb };
+
+std::string feature_method_name(FeatureMethod method);
+// The method of a configuration name; empty for an unknown name.
+std::optional<FeatureMethod> feature_method_from_name(const std::string& name);
+
+// The compensated gas of the `coulomb` method.
+struct RepulsionSettings {
+  InteractionKernel kernel = InteractionKernel::linear();  // −|z|: the energy distance
+  double lambda = 1.0;                                     // repulsion strength λ
+  double beta = std::numeric_limits<double>::infinity();   // inverse temperature β
+  double tolerance = 1e-6;  // β = ∞: stop when the RMS drift falls below tolerance·σ
+  // β = ∞: at most this many L-BFGS iterations; the kernel error stops improving long before the
+  // drift reaches the tolerance (bench/RESULTS.md, "Random-feature frequencies").
+  int max_iterations = 100;
+  int steps = 2000;  // finite β: Langevin steps of size step/σ² (in units where p has σ = 1)
+  double step = 0.01;
+};
+
+struct FeatureRequest {
+  FeatureMethod method = FeatureMethod::iid;
+  Eigen::Index n = 64;  // N
+  int dim = 2;          // d
+  double sigma = 1.0;   // p = N(0, σ² I)
+  std::uint64_t seed = 1;
+  std::uint64_t replica = 0;
+  RepulsionSettings repulsion;  // coulomb only
+};
+
+// What the gas did (zero for the other methods).
+struct FeatureDiagnostics {
+  int iterations = 0;          // minimiser iterations or Langevin steps
+  bool converged = true;       // β = ∞: whether the tolerance was met
+  double gradient_norm = 0.0;  // β = ∞: the final RMS drift
+};
+
+// The (N, d) frequencies. Throws std::invalid_argument for an impossible request.
+Eigen::MatrixXd generate_features(const FeatureRequest& request,
+                                  FeatureDiagnostics* diagnostics = nullptr);
+
+}  // namespace cpm
