@@ -37,10 +37,22 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
   if (!(g.beta > 0.0)) throw std::invalid_argument("the coulomb features need beta > 0");
   if (g.kernel.kind == InteractionKernel::Kind::power && g.kernel.s > 0.0 && r.n < 2)
     throw std::invalid_argument("the coulomb features need N >= 2");
-  auto potential = std::make_shared<CompensatedConfinement>(
-      RieszPotentialOfGaussian(g.kernel, r.dim, 1.0), g.lambda, g.beta);
-  ForceField forces(potential, make_blocked_pair_sum(g.kernel), g.lambda);
   Particles particles(gaussian_features(r.n, r.dim, 1.0, r.seed, r.replica));
+  const RieszPotentialOfGaussian convolution(g.kernel, r.dim, 1.0);
+  // At β = ∞, λ only scales the energy: the gas takes λ = 1 / RMS |∇(W ∗ p)| over the starting
+  // particles, so that the tolerance is relative to the drift's scale (for s near d the drifts of
+  // λ = 1 are ~1e-11 in d = 16, below any absolute tolerance).
+  double lambda = g.lambda;
+  if (std::isinf(g.beta)) {
+    double square = 0.0;
+    for (Eigen::Index k = 0; k < r.n; ++k) {
+      const double r2 = particles.positions.row(k).squaredNorm();
+      square += std::pow(convolution.gradient_factor(r2), 2) * r2 / static_cast<double>(r.n);
+    }
+    if (square > 0.0 && std::isfinite(square)) lambda = 1.0 / std::sqrt(square);
+  }
+  auto potential = std::make_shared<CompensatedConfinement>(convolution, lambda, g.beta);
+  ForceField forces(potential, make_blocked_pair_sum(g.kernel), lambda);
   const Domain space = Domain::whole_space(r.dim);
   FeatureDiagnostics done;
   if (std::isinf(g.beta)) {

@@ -28,9 +28,10 @@ std::optional<FeatureMethod> feature_method_from_name(const std::string& name);
 // The compensated gas of the `coulomb` method.
 struct RepulsionSettings {
   InteractionKernel kernel = InteractionKernel::linear();  // −|z|: the energy distance
-  double lambda = 1.0;                                     // repulsion strength λ
-  double beta = std::numeric_limits<double>::infinity();   // inverse temperature β
-  double tolerance = 1e-6;  // β = ∞: stop when the RMS drift falls below tolerance·σ
+  double lambda = 1.0;  // repulsion strength λ (finite β; at β = ∞ it only scales the energy)
+  double beta = std::numeric_limits<double>::infinity();  // inverse temperature β
+  // β = ∞: stop when the RMS drift falls below tolerance · (the RMS drift of W ∗ p at the start)
+  double tolerance = 1e-6;
   // β = ∞: at most this many L-BFGS iterations; the kernel error stops improving long before the
   // drift reaches the tolerance (bench/RESULTS.md, "Random-feature frequencies").
   int max_iterations = 100;

@@ -161,6 +161,22 @@ TEST(FeatureGenerator, EveryMethodDrawsFromTheGaussianAndDependsOnTheSeedOnly) {
   }
 }
 
+// At β = ∞ the tolerance is relative to the drift of W ∗ p: for s = 14 in d = 16 the drifts of
+// λ = 1 are ~1e-11 at the start, and an absolute tolerance stopped the gas before its first step.
+TEST(FeatureGenerator, GasMovesWhateverTheScaleOfItsKernel) {
+  FeatureRequest r;
+  r.method = FeatureMethod::coulomb;
+  r.n = 64;
+  r.dim = 16;
+  r.repulsion.kernel = InteractionKernel::power(14.0);
+  r.repulsion.max_iterations = 20;
+  FeatureDiagnostics done;
+  const Eigen::MatrixXd w = generate_features(r, &done);
+  EXPECT_EQ(done.iterations, 20);
+  r.method = FeatureMethod::iid;  // the gas's start
+  EXPECT_GT((w - generate_features(r)).norm(), 1e-3 * w.norm());
+}
+
 TEST(FeatureGenerator, RejectsImpossibleRequests) {
   EXPECT_FALSE(feature_method_from_name("random"));
   FeatureRequest r;

@@ -263,40 +263,5 @@ TEST(RecallTasks, InvalidSpecsAreRejectedNamingTheParameter) {
     for (int i = 0; i < 4; ++i) EXPECT_GE(query_slot(set, tight, e, i), 0);
 }
 
-// The recall purposes keep clear of every other use of a seed (as in random_stream_test).
-TEST(RecallTasks, StreamsAreSharedWithNoOtherPurpose) {
-  using P = RandomPurpose;
-  const std::vector<P> all = {P::initial_positions,
-                              P::langevin_noise,
-                              P::alignment_batches,
-                              P::sliced_directions,
-                              P::bootstrap,
-                              P::image_subsample,
-                              P::test_inputs,
-                              P::synthetic_data,
-                              P::importance_draws,
-                              P::training_order,
-                              P::dropout,
-                              P::parameter_init,
-                              P::phase_a_sequences,
-                              P::text_split,
-                              P::word_dropout,
-                              P::word_swaps,
-                              P::validation_split,
-                              P::label_permutation,
-                              P::associative_retrieval,
-                              P::mqar_sequences};
-  const auto start = [](P p) { return random_detail::kGolden * static_cast<std::uint64_t>(p); };
-  for (P p : {P::associative_retrieval, P::mqar_sequences}) {
-    EXPECT_EQ(replica_count(p), 3u);
-    for (P q : all) {
-      if (p == q) continue;
-      const std::uint64_t gap = start(p) - start(q);
-      EXPECT_TRUE(gap >= replica_count(q) && gap <= -replica_count(p))
-          << static_cast<std::uint64_t>(p) << " and " << static_cast<std::uint64_t>(q);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace cpm
