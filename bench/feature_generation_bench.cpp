@@ -17,7 +17,7 @@
 
 #include "bench/instruction_set.hpp"
 #include "config/features_config.hpp"
-#include "experiments/features/feature_study.hpp"
+#include "experiments/features/approximation_points.hpp"
 #include "experiments/features/kernel_approximation.hpp"
 #include "features/feature_generator.hpp"
 #include "solvers/blocked_pair_sum.hpp"
@@ -54,7 +54,7 @@ void pair_sum_16d_4096() {
 
 void generators_16d_4096() {
   FeaturesStudyConfig config;
-  const Eigen::MatrixXd points = approximation_points(config, 16, false);
+  const Eigen::MatrixXd points = ApproximationPoints(config).points(16, false);
   double iid_error = 0.0;
   const std::vector<std::pair<FeatureMethod, int>> runs = {
       {FeatureMethod::iid, 0},      {FeatureMethod::orthogonal, 0}, {FeatureMethod::sobol, 0},

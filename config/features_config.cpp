@@ -27,8 +27,8 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
   require(t, !dims.empty(), "dims", "needs at least one dimension");
   c.dims.clear();
   for (double d : dims) {
-    require(t, d >= 1 && d <= 1000 && d == std::floor(d), "dims",
-            "must hold whole numbers from 1 to 1000");
+    require(t, d >= 1 && d <= 1024 && d == std::floor(d), "dims",
+            "must hold whole numbers from 1 to 1024");
     c.dims.push_back(static_cast<int>(d));
   }
   std::vector<double> ns(c.ns.begin(), c.ns.end());
@@ -36,8 +36,9 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
   require(t, !ns.empty(), "n", "needs at least one feature count");
   c.ns.clear();
   for (double n : ns) {
-    require(t, n >= 1 && n <= 1e6 && n == std::floor(n), "n",
-            "must hold whole numbers from 1 to 1000000");
+    // The (points, 2N) feature matrices of 4,096 points and N = 16,384 take 1.6 GB.
+    require(t, n >= 1 && n <= 16384 && n == std::floor(n), "n",
+            "must hold whole numbers from 1 to 16384");
     c.ns.push_back(static_cast<Eigen::Index>(n));
   }
   c.seeds = positive_count(t, "seeds", c.seeds);
@@ -53,8 +54,14 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
 }
 
 void read_points(TomlReader t, FeaturesStudyConfig& c) {
+  c.point_source = t.choice("source", {"gaussian", "fashion_mnist"}, c.point_source);
+  if (c.point_source == "fashion_mnist")
+    c.image_directory = t.string("directory", c.image_directory);
+  // The Gram matrices are n × n.
   c.points = positive_count(t, "count", static_cast<int>(c.points));
+  require(t, c.points <= 4096, "count", "must be at most 4096");
   c.selection_points = positive_count(t, "selection_count", static_cast<int>(c.selection_points));
+  require(t, c.selection_points <= 4096, "selection_count", "must be at most 4096");
   c.point_scale = t.number("scale", c.point_scale);
   require(t, c.point_scale > 0.0 && std::isfinite(c.point_scale), "scale",
           "must be positive and finite");

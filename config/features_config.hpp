@@ -24,8 +24,12 @@ struct FeaturesStudyConfig {
   int bootstrap = 1000;
   double confidence = 0.95;
 
-  // Points x ~ N(0, τ² I_d), τ = scale/(σ√d), so that σ²|x − y|²/2 ≈ scale² whatever d: `count`
-  // points report the errors, `selection_count` others choose the coulomb setting.
+  // The points (experiments/features/approximation_points.hpp): `gaussian` or `fashion_mnist`
+  // (the test images in image_directory, projected to d dimensions), scaled so that
+  // σ²|x − y|²/2 ≈ scale² whatever d: `count` points report the errors, `selection_count` others
+  // choose the coulomb setting.
+  std::string point_source = "gaussian";
+  std::string image_directory = "/usr/share/datasets/fashion-mnist";
   Eigen::Index points = 256;
   Eigen::Index selection_points = 256;
   double point_scale = 1.0;

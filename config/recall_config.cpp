@@ -126,7 +126,8 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
   m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
   require(r, m.feature_epsilon >= 0.0 && m.feature_epsilon < 1.0, "feature_epsilon",
           "must lie in [0, 1)");
-  m.particle_init = r.choice("particle_init", {"orthogonal", "gaussian"}, m.particle_init);
+  m.particle_init = r.choice(
+      "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, m.particle_init);
   m.antithetic = r.boolean("antithetic", m.antithetic);
   if (m.antithetic)
     for (int f : m.features)

@@ -53,7 +53,8 @@ struct RecallModelConfig {
   std::vector<int> features = {64};     // D_φ of the particle maps, one arm per entry
   bool qk_tied = false;                 // mqar only
   double feature_epsilon = 1e-6;
-  std::string particle_init = "orthogonal";  // orthogonal | gaussian
+  // orthogonal | gaussian | sobol | halton | coulomb (features/feature_generator.hpp)
+  std::string particle_init = "orthogonal";
   // Particles in ± pairs (ω_k and −ω_k), as the anchor's FAVOR+ with m draws and 2m features.
   bool antithetic = true;
 };

@@ -76,7 +76,8 @@ void read_model(TomlReader r, ModelConfig& m) {
   m.qk_tied = r.boolean("qk_tied", false);
   m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
   require(r, m.feature_epsilon >= 0.0, "feature_epsilon", "must be ≥ 0");
-  m.particle_init = r.choice("particle_init", {"orthogonal", "gaussian"}, m.particle_init);
+  m.particle_init = r.choice(
+      "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, m.particle_init);
   r.finish();
 }
 

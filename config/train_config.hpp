@@ -42,7 +42,8 @@ struct ModelConfig {
   AttentionVariant variant;
   bool qk_tied = false;
   double feature_epsilon = 1e-6;
-  std::string particle_init = "orthogonal";  // orthogonal | gaussian
+  // orthogonal | gaussian | sobol | halton | coulomb (features/feature_generator.hpp)
+  std::string particle_init = "orthogonal";
 };
 
 struct TrainingConfig {

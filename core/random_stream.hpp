@@ -71,6 +71,8 @@ enum class RandomPurpose : std::uint64_t {
   // learning/recall_tasks.hpp; replica: the split (0 train, 1 validation, 2 test).
   associative_retrieval = random_detail::offset_code(4, 0xA55C),
   mqar_sequences = random_detail::offset_code(4, 0x30A2),
+  // particle 0: the images chosen; (d << 32) + 1 + a: column a of the projection to d dimensions
+  data_projection = random_detail::offset_code(4, 0x960C),
 };
 
 // How many replica indices a purpose uses (the replica argument stays below it).
@@ -102,6 +104,7 @@ constexpr std::uint64_t replica_count(RandomPurpose purpose) {
     case RandomPurpose::word_swaps:
     case RandomPurpose::validation_split:
     case RandomPurpose::label_permutation:
+    case RandomPurpose::data_projection:
       return 1;
   }
   return 0;

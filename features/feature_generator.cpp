@@ -104,6 +104,20 @@ std::optional<FeatureMethod> feature_method_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+Eigen::MatrixXd initial_features(const std::string& law, Eigen::Index n, int d, std::uint64_t seed,
+                                 std::uint64_t replica) {
+  FeatureRequest r;
+  const std::optional<FeatureMethod> method = feature_method_from_name(law);
+  if (law != "gaussian" && !method)
+    throw std::invalid_argument("unknown particle law '" + law + "'");
+  r.method = law == "gaussian" ? FeatureMethod::iid : *method;
+  r.n = n;
+  r.dim = d;
+  r.seed = seed;
+  r.replica = replica;
+  return generate_features(r);
+}
+
 Eigen::MatrixXd generate_features(const FeatureRequest& r, FeatureDiagnostics* diagnostics) {
   if (r.n < 1) throw std::invalid_argument("features need N >= 1");
   if (r.dim < 1) throw std::invalid_argument("features need d >= 1");

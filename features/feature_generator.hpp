@@ -60,4 +60,9 @@ struct FeatureDiagnostics {
 Eigen::MatrixXd generate_features(const FeatureRequest& request,
                                   FeatureDiagnostics* diagnostics = nullptr);
 
+// The particles' starting law of the attention models (`particle_init`): "gaussian" (iid),
+// "orthogonal", "sobol", "halton" or "coulomb" (s = −1, β = ∞), each for p = N(0, I).
+Eigen::MatrixXd initial_features(const std::string& law, Eigen::Index n, int d, std::uint64_t seed,
+                                 std::uint64_t replica);
+
 }  // namespace cpm

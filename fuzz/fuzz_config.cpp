@@ -1,4 +1,6 @@
-// The TOML configuration of every command: run, converge, ldp, kernel, train and the recall tasks.
+// The TOML configuration of every command: run, converge, ldp, kernel, features, train and the
+// recall tasks.
+#include "config/features_config.hpp"
 #include "config/kernel_config.hpp"
 #include "config/recall_config.hpp"
 #include "config/run_config.hpp"
@@ -17,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expect_input_error_only([&] { cpm::parse_convergence_config(text, source); });
   expect_input_error_only([&] { cpm::parse_ldp_config(text, source); });
   expect_input_error_only([&] { cpm::parse_kernel_config(text, source); });
+  expect_input_error_only([&] { cpm::parse_features_config(text, source); });
   expect_input_error_only([&] {
     if (cpm::is_recall_config(text, source))
       cpm::parse_recall_config(text, source);

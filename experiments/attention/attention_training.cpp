@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "config/toml_reader.hpp"
-#include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
 #include "core/stop_request.hpp"
 #include "experiments/attention/paired_protocol.hpp"
+#include "features/feature_generator.hpp"
 #include "io/csv_table.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"
@@ -37,10 +37,7 @@ void initialise_particles(TransformerClassifier<float>& model, const std::string
   for (int l = 0; l < s.layers; ++l)
     for (int h = 0; h < s.heads; ++h) {
       const std::uint64_t replica = static_cast<std::uint64_t>(l) * s.heads + h;
-      const Eigen::MatrixXd w =
-          law == "gaussian"
-              ? gaussian_features(s.features, s.head_size(), 1.0, seed, replica)
-              : orthogonal_gaussian_features(s.features, s.head_size(), 1.0, seed, replica);
+      const Eigen::MatrixXd w = initial_features(law, s.features, s.head_size(), seed, replica);
       float* omega = model.head_particles(l, h);
       for (int k = 0; k < s.features; ++k)
         for (int a = 0; a < s.head_size(); ++a)

@@ -128,7 +128,7 @@ void write_summary_md(const std::string& path, const FeaturesStudyConfig& config
   std::ofstream md(path);
   md << "# Random features for the Gaussian kernel exp(-sigma^2 |x - y|^2 / 2), sigma = "
      << format_number(config.sigma) << "\n\nRelative Frobenius error of the Gram matrix on "
-     << config.points << " points (mean over " << config.seeds
+     << config.points << " " << config.point_source << " points (mean over " << config.seeds
      << " seeds; in parentheses the ratio to i.i.d. features). The coulomb setting is chosen on "
      << config.selection_points << " other points.\n";
   for (int d : config.dims) {
@@ -167,6 +167,7 @@ void write_hdf5(const std::string& path, const FeaturesStudyConfig& config,
   p.set("study.sigma", config.sigma);
   p.set("study.seeds", static_cast<std::int64_t>(config.seeds));
   p.set("study.seed", config.seed);
+  p.set("points.source", config.point_source);
   p.set("points.count", static_cast<std::int64_t>(config.points));
   p.set("points.selection_count", static_cast<std::int64_t>(config.selection_points));
   p.set("points.scale", config.point_scale);

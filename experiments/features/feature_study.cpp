@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/random_stream.hpp"
+#include "experiments/features/approximation_points.hpp"
 #include "experiments/features/feature_report.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
@@ -51,21 +51,9 @@ class ApproximationCsv {
 
 }  // namespace
 
-Eigen::MatrixXd approximation_points(const FeaturesStudyConfig& config, int d, bool selection) {
-  const Eigen::Index count = selection ? config.selection_points : config.points;
-  const double tau = config.point_scale / (config.sigma * std::sqrt(static_cast<double>(d)));
-  Eigen::MatrixXd x(count, d);
-  for (Eigen::Index i = 0; i < count; ++i) {
-    // Replica 0 / 1 of the synthetic-data streams: the evaluation / selection rows.
-    RandomStream s(config.seed, RandomPurpose::synthetic_data, selection ? 1 : 0,
-                   static_cast<std::uint64_t>(i) + (static_cast<std::uint64_t>(d) << 32));
-    for (int a = 0; a < d; ++a) x(i, a) = tau * s.normal();
-  }
-  return x;
-}
-
 std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& config,
                                                    const FeatureStudyOptions& options) {
+  const ApproximationPoints point_sets(config);  // reads the images before anything is written
   prepare_output_directory(config.output_directory, options.overwrite);
   const std::string dir = config.output_directory + "/";
   ApproximationCsv csv(dir + "approximation.csv");
@@ -86,8 +74,8 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
 
   std::vector<ApproximationRecord> records;
   for (int d : config.dims) {
-    const Eigen::MatrixXd points = approximation_points(config, d, false);
-    const Eigen::MatrixXd selection = approximation_points(config, d, true);
+    const Eigen::MatrixXd points = point_sets.points(d, false);
+    const Eigen::MatrixXd selection = point_sets.points(d, true);
     for (Eigen::Index n : config.ns)
       for (int seed = 0; seed < config.seeds; ++seed)
         for (FeatureMethod method : config.methods) {

@@ -33,9 +33,6 @@ struct ApproximationRecord {
   bool converged = true;
 };
 
-// The evaluation (replica 0) or selection (replica 1) points in d dimensions, (count, d).
-Eigen::MatrixXd approximation_points(const FeaturesStudyConfig& config, int d, bool selection);
-
 std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& config,
                                                    const FeatureStudyOptions& options);
 

@@ -7,10 +7,10 @@
 #include <memory>
 #include <sstream>
 
-#include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
 #include "experiments/recall/recall_phase_a.hpp"
 #include "experiments/recall/recall_report.hpp"
+#include "features/feature_generator.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
@@ -43,9 +43,7 @@ void draw_particles(float* particles, int blocks, int rows, int d, const RecallM
         draw >= 0 ? static_cast<std::uint64_t>(draw)
                   : (std::uint64_t{1} << 38) + static_cast<std::uint64_t>(-draw);
     const std::uint64_t replica = stream_offset * 1024 + static_cast<std::uint64_t>(h);
-    const Eigen::MatrixXd w = m.particle_init == "gaussian"
-                                  ? gaussian_features(base, d, 1.0, seed, replica)
-                                  : orthogonal_gaussian_features(base, d, 1.0, seed, replica);
+    const Eigen::MatrixXd w = initial_features(m.particle_init, base, d, seed, replica);
     float* block = particles + static_cast<std::size_t>(h) * rows * d;
     for (int k = 0; k < base; ++k)
       for (int a = 0; a < d; ++a) {

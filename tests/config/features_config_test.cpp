@@ -14,7 +14,8 @@ FeaturesStudyConfig parse(const std::string& text) {
 TEST(FeaturesConfig, ReadsEverySection) {
   const FeaturesStudyConfig c = parse(
       "[study]\nmethods = [\"iid\", \"coulomb\"]\ndims = [3, 16]\nn = [32, 4096]\nseeds = 5\n"
-      "seed = 4\nsigma = 0.5\n[points]\ncount = 100\nselection_count = 50\nscale = 2.0\n"
+      "seed = 4\nsigma = 0.5\n[points]\nsource = \"fashion_mnist\"\ndirectory = \"/data\"\ncount = "
+      "100\nselection_count = 50\nscale = 2.0\n"
       "[coulomb]\ns = [-1.0, 0.0, 1.0]\nnewtonian = true\nlambda = 2.0\nbeta = 10.0\n"
       "tolerance = 1e-5\nmax_iterations = 50\nsteps = 30\nstep = 0.02\n"
       "[output]\ndirectory = \"x\"\n");
@@ -25,6 +26,8 @@ TEST(FeaturesConfig, ReadsEverySection) {
   EXPECT_EQ(c.seeds, 5);
   EXPECT_EQ(c.seed, 4u);
   EXPECT_EQ(c.sigma, 0.5);
+  EXPECT_EQ(c.point_source, "fashion_mnist");
+  EXPECT_EQ(c.image_directory, "/data");
   EXPECT_EQ(c.points, 100);
   EXPECT_EQ(c.selection_points, 50);
   EXPECT_EQ(c.point_scale, 2.0);
@@ -58,12 +61,16 @@ TEST(FeaturesConfig, RejectsBadInputNamingTheKey) {
       {"[study]\nmethod = [\"iid\"]\n", "study.method: unknown key"},
       {"[study]\nmethods = [\"random\"]\n", "study.methods: unknown method 'random'"},
       {"[study]\nmethods = []\n", "study.methods: needs at least one method"},
-      {"[study]\ndims = [0]\n", "study.dims: must hold whole numbers from 1 to 1000"},
+      {"[study]\ndims = [0]\n", "study.dims: must hold whole numbers from 1 to 1024"},
       {"[study]\ndims = [2.5]\n", "study.dims: must hold whole numbers"},
       {"[study]\nn = [0]\n", "study.n: must hold whole numbers from 1"},
+      {"[study]\nn = [100000]\n", "study.n: must hold whole numbers from 1 to 16384"},
+      {"[points]\ncount = 5000\n", "points.count: must be at most 4096"},
       {"[study]\nseeds = 0\n", "study.seeds: must be at least 1"},
       {"[study]\nsigma = -1.0\n", "study.sigma: must be positive"},
       {"[points]\ncount = \"many\"\n", "points.count: expected an integer"},
+      {"[points]\nsource = \"cifar\"\n", "points.source: unknown value 'cifar'"},
+      {"[points]\ndirectory = \"/data\"\n", "points.directory: unknown key"},
       {"[coulomb]\ns = [-2.0]\n", "coulomb.s: must hold exponents above -2"},
       {"[coulomb]\ns = []\n", "coulomb.s: needs at least one exponent"},
       {"[coulomb]\nbeta = 0.0\n", "coulomb.beta: must be positive"},

@@ -123,7 +123,8 @@ TEST(RandomStream, NoTwoPurposesShareAStreamWithinTheReplicasTheyUse) {
                               P::label_permutation,
                               P::associative_retrieval,
                               P::mqar_sequences,
-                              P::qmc_randomisation};
+                              P::qmc_randomisation,
+                              P::data_projection};
   const auto start = [](P p) { return random_detail::kGolden * static_cast<std::uint64_t>(p); };
   for (P p : all) {
     EXPECT_GT(replica_count(p), 0u);

@@ -177,6 +177,21 @@ TEST(FeatureGenerator, GasMovesWhateverTheScaleOfItsKernel) {
   EXPECT_GT((w - generate_features(r)).norm(), 1e-3 * w.norm());
 }
 
+TEST(FeatureGenerator, InitialFeaturesOfTheAttentionModelsFollowTheirLaw) {
+  FeatureRequest iid;
+  iid.n = 12;
+  iid.dim = 4;
+  iid.seed = 3;
+  iid.replica = 5;
+  EXPECT_EQ(initial_features("gaussian", 12, 4, 3, 5), generate_features(iid));
+  for (const char* law : {"orthogonal", "sobol", "halton", "coulomb"}) {
+    FeatureRequest r = iid;
+    r.method = *feature_method_from_name(law);
+    EXPECT_EQ(initial_features(law, 12, 4, 3, 5), generate_features(r)) << law;
+  }
+  EXPECT_THROW(initial_features("uniform", 12, 4, 3, 5), std::invalid_argument);
+}
+
 TEST(FeatureGenerator, RejectsImpossibleRequests) {
   EXPECT_FALSE(feature_method_from_name("random"));
   FeatureRequest r;
