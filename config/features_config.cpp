@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/model_sections.hpp"
 #include "config/toml_reader.hpp"
 #include "io/text_file.hpp"
 
@@ -97,10 +98,7 @@ FeaturesStudyConfig parse_features_config(const std::string& text, const std::st
   read_study(root.table("study"), c);
   read_points(root.table("points"), c);
   read_coulomb(root.table("coulomb"), c);
-  TomlReader output = root.table("output");
-  c.output_directory = output.string("directory", c.output_directory);
-  require(output, !c.output_directory.empty(), "directory", "must not be empty");
-  output.finish();
+  c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;
 }

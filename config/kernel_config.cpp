@@ -254,10 +254,7 @@ KernelConfig parse_kernel_config(const std::string& text, const std::string& sou
   require(run, c.seeds >= 1, "seeds", "must be at least 1");
   run.finish();
 
-  TomlReader output = root.table("output");
-  c.output_directory = output.string("directory", c.output_directory);
-  require(output, !c.output_directory.empty(), "directory", "must not be empty");
-  output.finish();
+  c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;
 }

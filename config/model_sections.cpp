@@ -82,6 +82,13 @@ Domain read_domain(TomlReader t) {
   return d;
 }
 
+std::string read_output_directory(TomlReader t, const std::string& fallback) {
+  const std::string directory = t.string("directory", fallback);
+  require(t, !directory.empty(), "directory", "must not be empty");
+  t.finish();
+  return directory;
+}
+
 PotentialConfig read_potential(TomlReader t) {
   PotentialConfig p;
   p.kind = t.choice("kind", {"zero", "quadratic"}, p.kind);

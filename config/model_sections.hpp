@@ -67,6 +67,8 @@ InteractionConfig read_interaction(TomlReader t, std::optional<int> dim,
                                    const std::optional<InteractionConfig>& defaults = {});
 InitialLaw read_initial(TomlReader t, int dim);
 DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsConfig& defaults);
+// [output] `directory`, every command's: a folder name, not empty (`fallback` when absent).
+std::string read_output_directory(TomlReader t, const std::string& fallback);
 
 // The rules on the kernel that depend on d (Riesz and mollified: s < d; linear: d = 1), for
 // commands that learn d from their data. Throws InputError "<source>: <section>.<key>: …".

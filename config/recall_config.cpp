@@ -234,11 +234,7 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
   }
   read_phase_a(root.table("phase_a"), c.phase_a, c,
                c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model);
-  {
-    TomlReader o = root.table("output");
-    c.output_directory = o.string("directory", c.output_directory);
-    o.finish();
-  }
+  c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;
 }

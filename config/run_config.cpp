@@ -171,10 +171,7 @@ RunConfig parse_config(const std::string& text, const std::string& source,
   dynamics_defaults.minimizer = dim == 1 ? "newton" : "lbfgs";
   c.dynamics = read_dynamics(root.table("dynamics"), DynamicsClock::time, dynamics_defaults);
 
-  TomlReader output = root.table("output");
-  c.output.directory = output.string("directory", c.output.directory);
-  require(output, !c.output.directory.empty(), "directory", "must not be empty");
-  output.finish();
+  c.output.directory = read_output_directory(root.table("output"), c.output.directory);
 
   if (root.has("grid")) c.grid = read_grid(root.table("grid"), c.domain);
   if (c.dynamics.integrator == "minimize" && (c.grid || read_study))

@@ -193,11 +193,7 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
     e.finish();
   }
   read_experiment(root.table("experiment"), c.experiment);
-  {
-    TomlReader o = root.table("output");
-    c.output_directory = o.string("directory", c.output_directory);
-    o.finish();
-  }
+  c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;
 }

@@ -101,7 +101,7 @@ void expect_derivative_along_gradient(const Energy& energy, const Eigen::MatrixX
   for (Eigen::Index k = 0; k < x.rows(); ++k)
     for (Eigen::Index l = k + 1; l < x.rows(); ++l)
       closest = std::min(closest, (x.row(k) - x.row(l)).norm());
-  const double step = 1e-5 * closest / gradient.rowwise().norm().maxCoeff();
+  const double step = 1e-5 * closest / std::sqrt(gradient.rowwise().squaredNorm().maxCoeff());
   const double de = energy(x + step * gradient) - energy(x - step * gradient);
   const double expected = 2 * step * gradient.squaredNorm() / factor;
   EXPECT_NEAR(de, expected, tolerance * expected) << what << " along the gradient";
