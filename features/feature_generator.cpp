@@ -56,9 +56,9 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
   const Domain space = Domain::whole_space(r.dim);
   FeatureDiagnostics done;
   if (std::isinf(g.beta)) {
-    // L-BFGS with H₀ = γ I: in d > 3 the pair Hessian's diagonal blocks cost O(N² d²) and the
-    // block-Jacobi preconditioner they make barely cuts the iterations (measured: bench/RESULTS.md,
-    // "Random-feature frequencies").
+    // L-BFGS with H₀ = γ I: in d > 3 the Newton preconditioner is block Jacobi over pair Hessian
+    // blocks that cost O(N² d²), and with it the line search still took ~10 force evaluations
+    // per iteration, against ~1.4 here (bench/RESULTS.md, "Random-feature frequencies").
     MinimizerParameters parameters;
     parameters.method = "lbfgs";
     parameters.tolerance = g.tolerance;

@@ -6,8 +6,8 @@
 //   sobol       randomised Sobol' points (digital shift) mapped by σ Φ⁻¹ coordinate-wise;
 //   halton      randomised Halton points (Cranley–Patterson rotation) mapped the same way;
 //   coulomb     the compensated repulsive gas (features/compensated_confinement.hpp) started from
-//               i.i.d. draws: at β = ∞ its minimiser (projected L-BFGS), at finite β the end of a
-//               Langevin run.
+//               i.i.d. draws: at β = ∞ its minimiser (L-BFGS), at finite β the end of a Langevin
+//               run.
 // Every method's features depend on (seed, replica) only, never on the thread count.
 #include <Eigen/Dense>
 #include <cstdint>
