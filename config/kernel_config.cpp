@@ -10,7 +10,8 @@ namespace cpm {
 
 const std::vector<std::string>& kernel_method_names() {
   static const std::vector<std::string> names = {
-      "iid",         "orthogonal",       "importance",
+      "iid",         "orthogonal",       "sobol",
+      "halton",      "coulomb",          "importance",
       "learned",     "learned-beta-inf", "learned-no-repulsion",
       "learned-null"};
   return names;

@@ -65,7 +65,7 @@ TEST(KernelSelection, ChoicesAndValidationScoresDoNotDependOnTheTestRows) {
   const ImportancePool pool_clean = make_importance_pool(config, clean, 4);
   const ImportancePool pool_dirty = make_importance_pool(config, dirty, 4);
   MethodOutcome learned_clean, learned_dirty;
-  for (const std::string method : {"iid", "importance", "learned", "learned-null"}) {
+  for (const std::string method : {"iid", "coulomb", "importance", "learned", "learned-null"}) {
     MethodContext a{&config, &clean, 4, &pool_clean, &learned_clean, {}};
     MethodContext b{&config, &dirty, 4, &pool_dirty, &learned_dirty, {}};
     const MethodOutcome x = evaluate_method(a, method, 8);
