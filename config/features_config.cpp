@@ -11,6 +11,22 @@ namespace cpm {
 
 namespace {
 
+// The feature counts N under `key`.
+std::vector<Eigen::Index> feature_counts(TomlReader& t, const std::string& key,
+                                         const std::vector<Eigen::Index>& fallback) {
+  std::vector<double> ns(fallback.begin(), fallback.end());
+  ns = t.numbers(key, ns);
+  require(t, !ns.empty(), key, "needs at least one feature count");
+  std::vector<Eigen::Index> counts;
+  for (double n : ns) {
+    // The (points, 2N) feature matrices of 4,096 points and N = 16,384 take 1.6 GB.
+    require(t, n >= 1 && n <= 16384 && n == std::floor(n), key,
+            "must hold whole numbers from 1 to 16384");
+    counts.push_back(static_cast<Eigen::Index>(n));
+  }
+  return counts;
+}
+
 void read_study(TomlReader t, FeaturesStudyConfig& c) {
   std::vector<std::string> names;
   for (FeatureMethod m : c.methods) names.push_back(feature_method_name(m));
@@ -32,16 +48,7 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
             "must hold whole numbers from 1 to 1024");
     c.dims.push_back(static_cast<int>(d));
   }
-  std::vector<double> ns(c.ns.begin(), c.ns.end());
-  ns = t.numbers("n", ns);
-  require(t, !ns.empty(), "n", "needs at least one feature count");
-  c.ns.clear();
-  for (double n : ns) {
-    // The (points, 2N) feature matrices of 4,096 points and N = 16,384 take 1.6 GB.
-    require(t, n >= 1 && n <= 16384 && n == std::floor(n), "n",
-            "must hold whole numbers from 1 to 16384");
-    c.ns.push_back(static_cast<Eigen::Index>(n));
-  }
+  c.ns = feature_counts(t, "n", c.ns);
   c.seeds = positive_count(t, "seeds", c.seeds);
   const auto seed = t.integer("seed", static_cast<std::int64_t>(c.seed));
   require(t, seed >= 0, "seed", "must be at least 0");
@@ -90,7 +97,96 @@ void read_coulomb(TomlReader t, FeaturesStudyConfig& c) {
   t.finish();
 }
 
+void read_concentration_features(TomlReader t, KernelConcentrationConfig& c) {
+  FeaturesStudyConfig& f = c.features;
+  const double d = t.number("dim", 2.0);
+  require(t, d >= 1 && d <= 1024 && d == std::floor(d), "dim",
+          "must be a whole number from 1 to 1024");
+  f.dims = {static_cast<int>(d)};
+  std::vector<std::string> names = t.strings("methods", std::vector<std::string>{"iid", "coulomb"});
+  require(t, !names.empty(), "methods", "needs at least one method");
+  c.methods.clear();
+  for (const std::string& name : names) {
+    if (name != "iid" && name != "coulomb")
+      t.fail("methods", "unknown method '" + name + "' (iid, coulomb)");
+    c.methods.push_back(*feature_method_from_name(name));
+  }
+  const auto seed = t.integer("seed", static_cast<std::int64_t>(f.seed));
+  require(t, seed >= 0, "seed", "must be at least 0");
+  f.seed = static_cast<std::uint64_t>(seed);
+  f.sigma = t.number("sigma", f.sigma);
+  require(t, f.sigma > 0.0 && std::isfinite(f.sigma), "sigma", "must be positive and finite");
+  t.finish();
+}
+
+// The finite-β gas: one exponent; β comes from the [ldp] section.
+void read_concentration_gas(TomlReader t, KernelConcentrationConfig& c) {
+  RepulsionSettings& r = c.features.repulsion;
+  const double s = t.number("s", -1.0);
+  require(t, s > -2.0 && s < c.features.dims.front(), "s", "must lie in (-2, dim)");
+  c.features.exponents = {s};
+  r.kernel = coulomb_candidates(c.features, c.features.dims.front()).front();
+  r.lambda = t.number("lambda", r.lambda);
+  require(t, r.lambda > 0.0 && std::isfinite(r.lambda), "lambda", "must be positive and finite");
+  r.steps = positive_count(t, "steps", r.steps);
+  r.step = t.number("step", r.step);
+  require(t, r.step > 0.0 && std::isfinite(r.step), "step", "must be positive and finite");
+  t.finish();
+}
+
+void read_concentration_ldp(TomlReader t, KernelConcentrationConfig& c) {
+  c.ns = feature_counts(t, "ns", {});
+  c.replicas = positive_count(t, "replicas", c.replicas);
+  auto positive_list = [&](const std::string& key) {
+    const std::vector<double> values = t.numbers(key, std::vector<double>{});
+    for (double b : values)
+      require(t, b > 0.0 && std::isfinite(b), key, "must be positive and finite");
+    return values;
+  };
+  c.betas = positive_list("betas");
+  c.betas_per_particle = positive_list("betas_per_particle");
+  const bool gas =
+      std::find(c.methods.begin(), c.methods.end(), FeatureMethod::coulomb) != c.methods.end();
+  require(t, !gas || !c.betas.empty() || !c.betas_per_particle.empty(), "betas",
+          "the coulomb gas needs betas or betas_per_particle");
+  require(t, !gas || *std::min_element(c.ns.begin(), c.ns.end()) >= 2, "ns",
+          "the coulomb gas needs N >= 2");
+  c.deltas = t.numbers("deltas");
+  require(t, !c.deltas.empty(), "deltas", "must not be empty");
+  require(t, c.deltas.front() > 0.0, "deltas", "must be positive");
+  for (std::size_t i = 1; i < c.deltas.size(); ++i)
+    require(t, c.deltas[i] > c.deltas[i - 1], "deltas", "must be strictly increasing");
+  c.confidence = t.number("confidence", c.confidence);
+  require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
+  c.bootstrap = positive_count(t, "bootstrap", c.bootstrap);
+  t.finish();
+}
+
 }  // namespace
+
+bool is_kernel_concentration_config(const std::string& text, const std::string& source) {
+  return TomlReader::parse(text, source).has("features");
+}
+
+KernelConcentrationConfig parse_kernel_concentration_config(const std::string& text,
+                                                            const std::string& source) {
+  KernelConcentrationConfig c;
+  c.source = source;
+  c.features.output_directory = "out/ldp-kernel";
+  TomlReader root = TomlReader::parse(text, source);
+  read_concentration_features(root.table("features"), c);
+  read_points(root.table("points"), c.features);
+  read_concentration_gas(root.table("coulomb"), c);
+  read_concentration_ldp(root.table("ldp"), c);
+  c.features.output_directory =
+      read_output_directory(root.table("output"), c.features.output_directory);
+  root.finish();
+  return c;
+}
+
+KernelConcentrationConfig load_kernel_concentration_config(const std::string& path) {
+  return parse_kernel_concentration_config(read_text_file(path), path);
+}
 
 FeaturesStudyConfig parse_features_config(const std::string& text, const std::string& source) {
   FeaturesStudyConfig c;

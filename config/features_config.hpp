@@ -43,6 +43,31 @@ struct FeaturesStudyConfig {
   std::string output_directory = "out/features";
 };
 
+// `cpm ldp` on random features (docs/features.md §5): replicas of the kernel's relative Frobenius
+// error on fixed points, for i.i.d. features and the finite-β compensated gas, at several N.
+// The gas's β is fixed (`betas`) or grows with N (`betas_per_particle`: β_N = b·N, the regime of
+// speed N²).
+struct KernelConcentrationConfig {
+  // dims = {d}, sigma, seed, the [points] settings and the gas's RepulsionSettings (one kernel,
+  // finite β) in the shape `cpm features` uses them.
+  FeaturesStudyConfig features;
+  std::vector<FeatureMethod> methods = {FeatureMethod::iid, FeatureMethod::coulomb};
+  std::vector<Eigen::Index> ns;
+  int replicas = 1000;
+  std::vector<double> betas;
+  std::vector<double> betas_per_particle;
+  std::vector<double> deltas;
+  double confidence = 0.95;
+  int bootstrap = 1000;
+  std::string source;  // the configuration file, named by a checkpoint's restart hint
+};
+
+// Whether a `cpm ldp` configuration is a kernel-concentration study (it has a [features] table).
+bool is_kernel_concentration_config(const std::string& toml_text, const std::string& source);
+KernelConcentrationConfig parse_kernel_concentration_config(const std::string& toml_text,
+                                                            const std::string& source);
+KernelConcentrationConfig load_kernel_concentration_config(const std::string& path);
+
 FeaturesStudyConfig parse_features_config(const std::string& toml_text, const std::string& source);
 FeaturesStudyConfig load_features_config(const std::string& path);
 

@@ -9,6 +9,10 @@ CompensatedConfinement::CompensatedConfinement(RieszPotentialOfGaussian potentia
                                                double beta)
     : potential_(std::move(potential)), lambda_(lambda), beta_(beta) {}
 
+CompensatedConfinement::CompensatedConfinement(std::shared_ptr<const TabulatedRieszPotential> table,
+                                               double lambda, double beta)
+    : potential_(table->exact()), table_(std::move(table)), lambda_(lambda), beta_(beta) {}
+
 void CompensatedConfinement::evaluate(const Eigen::MatrixXd& x, Eigen::VectorXd& value,
                                       Eigen::MatrixXd* gradient) const {
   if (value.size() != x.rows()) value.resize(x.rows());
@@ -19,8 +23,11 @@ void CompensatedConfinement::evaluate(const Eigen::MatrixXd& x, Eigen::VectorXd&
 #pragma omp parallel for schedule(static) if (x.rows() > 256)
   for (Eigen::Index k = 0; k < x.rows(); ++k) {
     const double r2 = x.row(k).squaredNorm();
-    value[k] = 0.5 * anchor * r2 - lambda_ * potential_.value_r2(r2);
-    if (gradient) gradient->row(k) = (anchor - lambda_ * potential_.gradient_factor(r2)) * x.row(k);
+    const double u = table_ ? table_->value_r2(r2) : potential_.value_r2(r2);
+    value[k] = 0.5 * anchor * r2 - lambda_ * u;
+    if (!gradient) continue;
+    const double q = table_ ? table_->gradient_factor(r2) : potential_.gradient_factor(r2);
+    gradient->row(k) = (anchor - lambda_ * q) * x.row(k);
   }
 }
 

@@ -9,7 +9,10 @@
 #include <limits>
 #include <string>
 
+#include <memory>
+
 #include "features/riesz_potential_of_gaussian.hpp"
+#include "features/tabulated_riesz_potential.hpp"
 #include "physics/external_potential.hpp"
 
 namespace cpm {
@@ -19,12 +22,17 @@ class CompensatedConfinement final : public ExternalPotential {
   // β = ∞ (the default) leaves the entropic anchor out.
   CompensatedConfinement(RieszPotentialOfGaussian potential, double lambda,
                          double beta = std::numeric_limits<double>::infinity());
+  // W ∗ p interpolated from a table (the Langevin dynamics, where speed matters more than the
+  // last digits).
+  CompensatedConfinement(std::shared_ptr<const TabulatedRieszPotential> table, double lambda,
+                         double beta);
   void evaluate(const Eigen::MatrixXd& x, Eigen::VectorXd& value,
                 Eigen::MatrixXd* gradient) const override;
   std::string describe() const override;
 
  private:
   RieszPotentialOfGaussian potential_;
+  std::shared_ptr<const TabulatedRieszPotential> table_;  // null: the closed forms
   double lambda_, beta_;
 };
 

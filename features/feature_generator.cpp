@@ -1,5 +1,6 @@
 #include "features/feature_generator.hpp"
 
+#include <algorithm>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "core/particles.hpp"
 #include "features/compensated_confinement.hpp"
 #include "features/qmc_points.hpp"
+#include "features/tabulated_riesz_potential.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/energy_minimizer.hpp"
 #include "solvers/force_field.hpp"
@@ -51,11 +53,19 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     }
     if (square > 0.0 && std::isfinite(square)) lambda = 1.0 / std::sqrt(square);
   }
-  auto potential = std::make_shared<CompensatedConfinement>(convolution, lambda, g.beta);
+  // At finite β the gas runs in the time s = t/β: the Langevin dynamics of β' = 1 and λ' = βλ has
+  // the same Gibbs law p^{⊗N} exp(−βλ E_N) (docs/features.md §1), and its anchor relaxes in
+  // s ~ 1 whatever β (in t it took ~β).
+  const bool finite_temperature = !std::isinf(g.beta);
+  if (finite_temperature) lambda *= g.beta;
+  auto potential = finite_temperature
+                       ? std::make_shared<CompensatedConfinement>(
+                             shared_riesz_table(g.kernel, r.dim, 1.0), lambda, 1.0)
+                       : std::make_shared<CompensatedConfinement>(convolution, lambda, g.beta);
   ForceField forces(potential, make_blocked_pair_sum(g.kernel), lambda);
   const Domain space = Domain::whole_space(r.dim);
   FeatureDiagnostics done;
-  if (std::isinf(g.beta)) {
+  if (!finite_temperature) {
     // L-BFGS with H₀ = γ I: in d > 3 the Newton preconditioner is block Jacobi over pair Hessian
     // blocks that cost O(N² d²), and with it the line search still took ~10 force evaluations
     // per iteration, against ~1.4 here (bench/RESULTS.md, "Random-feature frequencies").
@@ -67,14 +77,19 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     const MinimizationResult result = minimizer.minimize(particles.positions);
     done = {result.iterations, result.converged, result.gradient_norm};
   } else {
+    // The repulsion's stiffness grows like βλ: above βλ = 1 the steps shrink by βλ and their
+    // number grows by βλ (the same time span s), so that the Euler–Maruyama bias of the stiff
+    // modes stays that of βλ = 1.
+    const double stiffness = std::max(1.0, lambda);
     LangevinParameters parameters;
-    parameters.step = g.step;
-    parameters.beta = g.beta;
+    parameters.step = g.step / stiffness;
+    parameters.beta = 1.0;
     parameters.seed = r.seed;
     parameters.replica = r.replica;
     LangevinIntegrator langevin(forces, space, parameters);
-    for (int step = 0; step < g.steps; ++step) langevin.step(particles);
-    done = {g.steps, true, 0.0};
+    const int steps = static_cast<int>(std::ceil(g.steps * stiffness));
+    for (int step = 0; step < steps; ++step) langevin.step(particles);
+    done = {steps, true, 0.0};
   }
   if (diagnostics) *diagnostics = done;
   return r.sigma * particles.positions;

@@ -35,7 +35,10 @@ struct RepulsionSettings {
   // β = ∞: at most this many L-BFGS iterations; the kernel error stops improving long before the
   // drift reaches the tolerance (bench/RESULTS.md, "Random-feature frequencies").
   int max_iterations = 100;
-  int steps = 2000;  // finite β: Langevin steps of size step/σ² (in units where p has σ = 1)
+  // finite β: `steps` Langevin steps of size `step` in the time s = t/β, in units where p has
+  // σ = 1 (the anchor relaxes in s ~ 1); above βλ = 1, βλ times as many steps of step/(βλ)
+  // (docs/features.md §5)
+  int steps = 2000;
   double step = 0.01;
 };
 

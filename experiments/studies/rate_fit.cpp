@@ -35,6 +35,12 @@ double log_mean(const std::vector<double>& v) {
 
 RateFit fit_rate(const std::vector<double>& ns, const std::vector<std::vector<double>>& samples,
                  int bootstrap_resamples, double confidence, std::uint64_t seed) {
+  return fit_log_log(ns, samples, log_mean, bootstrap_resamples, confidence, seed);
+}
+
+RateFit fit_log_log(const std::vector<double>& ns, const std::vector<std::vector<double>>& samples,
+                    const std::function<double(const std::vector<double>&)>& log_summary,
+                    int bootstrap_resamples, double confidence, std::uint64_t seed) {
   if (ns.size() < 2 || ns.size() != samples.size())
     throw std::invalid_argument("a rate needs at least two particle numbers with samples each");
   std::vector<double> log_n(ns.size()), log_d(ns.size());
@@ -42,7 +48,7 @@ RateFit fit_rate(const std::vector<double>& ns, const std::vector<std::vector<do
     if (samples[i].size() < 2)
       throw std::invalid_argument("a rate needs at least two replicas per N");
     log_n[i] = std::log(ns[i]);
-    log_d[i] = log_mean(samples[i]);
+    log_d[i] = log_summary(samples[i]);
   }
   RateFit fit;
   least_squares_line(log_n, log_d, fit.slope, fit.intercept);
@@ -57,7 +63,7 @@ RateFit fit_rate(const std::vector<double>& ns, const std::vector<std::vector<do
       resample.resize(r);
       for (std::size_t j = 0; j < r; ++j)
         resample[j] = samples[i][std::min(r - 1, static_cast<std::size_t>(stream.uniform() * r))];
-      log_d_star[i] = log_mean(resample);
+      log_d_star[i] = log_summary(resample);
     }
     double intercept;
     least_squares_line(log_n, log_d_star, slopes[b], intercept);

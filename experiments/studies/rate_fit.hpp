@@ -2,6 +2,7 @@
 // Convergence rates: the slope of log(mean distance) against log(N), with a percentile bootstrap
 // confidence interval that resamples the replicas at each N.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace cpm {
@@ -22,5 +23,11 @@ void least_squares_line(const std::vector<double>& x, const std::vector<double>&
 // is reproducible.
 RateFit fit_rate(const std::vector<double>& ns, const std::vector<std::vector<double>>& samples,
                  int bootstrap_resamples, double confidence, std::uint64_t seed);
+
+// The same fit of any log-summary of the samples at each N (fit_rate's is the log of the mean):
+// the slope of log_summary(samples[i]) against log ns[i], the interval from resampling.
+RateFit fit_log_log(const std::vector<double>& ns, const std::vector<std::vector<double>>& samples,
+                    const std::function<double(const std::vector<double>&)>& log_summary,
+                    int bootstrap_resamples, double confidence, std::uint64_t seed);
 
 }  // namespace cpm

@@ -31,6 +31,8 @@ void load_for_its_command(const std::string& path, const std::string& name) {
     load_train_config(path);
   else if (starts_with(name, "converge_"))
     load_convergence_config(path);
+  else if (starts_with(name, "ldp_") && is_kernel_concentration_config(read_text_file(path), path))
+    load_kernel_concentration_config(path);
   else if (starts_with(name, "ldp_"))
     load_ldp_config(path);
   else

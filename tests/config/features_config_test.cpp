@@ -88,5 +88,51 @@ TEST(FeaturesConfig, RejectsBadInputNamingTheKey) {
   }
 }
 
+// The kernel-concentration configuration of `cpm ldp` (a [features] table).
+TEST(FeaturesConfig, ReadsAKernelConcentrationStudy) {
+  const std::string text =
+      "[features]\ndim = 3\nsigma = 0.5\nseed = 2\n[points]\ncount = 40\n"
+      "[coulomb]\ns = 0.5\nlambda = 2.0\nsteps = 100\nstep = 0.02\n"
+      "[ldp]\nns = [8, 16]\nreplicas = 30\nbetas = [1.0]\nbetas_per_particle = [0.5]\n"
+      "deltas = [0.1, 0.2]\n[output]\ndirectory = \"k\"\n";
+  EXPECT_TRUE(is_kernel_concentration_config(text, "k.toml"));
+  EXPECT_FALSE(is_kernel_concentration_config("[ldp]\nns = [4]\n", "k.toml"));
+  const KernelConcentrationConfig c = parse_kernel_concentration_config(text, "k.toml");
+  EXPECT_EQ(c.features.dims, std::vector<int>{3});
+  EXPECT_EQ(c.features.sigma, 0.5);
+  EXPECT_EQ(c.features.seed, 2u);
+  EXPECT_EQ(c.features.points, 40);
+  EXPECT_EQ(c.features.repulsion.kernel.describe(), InteractionKernel::power(0.5).describe());
+  EXPECT_EQ(c.features.repulsion.lambda, 2.0);
+  EXPECT_EQ(c.features.repulsion.steps, 100);
+  EXPECT_EQ(c.ns, (std::vector<Eigen::Index>{8, 16}));
+  EXPECT_EQ(c.replicas, 30);
+  EXPECT_EQ(c.betas, std::vector<double>{1.0});
+  EXPECT_EQ(c.betas_per_particle, std::vector<double>{0.5});
+  EXPECT_EQ(c.deltas, (std::vector<double>{0.1, 0.2}));
+  EXPECT_EQ(c.features.output_directory, "k");
+  EXPECT_EQ(c.methods.size(), 2u);
+}
+
+TEST(FeaturesConfig, KernelConcentrationRejectsBadInputNamingTheKey) {
+  const std::string ldp = "[ldp]\nns = [8]\nbetas = [1.0]\ndeltas = [0.1]\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"[features]\nmethods = [\"sobol\"]\n" + ldp, "features.methods: unknown method 'sobol'"},
+      {"[features]\ndim = 2\n[coulomb]\ns = 2.0\n" + ldp, "coulomb.s"},
+      {"[features]\n[ldp]\nns = [8]\ndeltas = [0.1]\n", "ldp.betas"},
+      {"[features]\n[ldp]\nns = [1]\nbetas = [1.0]\ndeltas = [0.1]\n", "ldp.ns"},
+      {"[features]\n[ldp]\nns = [8]\nbetas = [1.0]\ndeltas = [0.2, 0.1]\n", "ldp.deltas"},
+      {"[features]\ncolour = 1\n" + ldp, "features.colour"},
+      {"[features]\n" + ldp + "[extra]\n", "extra"}};
+  for (const auto& [text, key] : cases) {
+    try {
+      parse_kernel_concentration_config(text, "k.toml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cpm

@@ -1,0 +1,56 @@
+// `cpm ldp` on a kernel-concentration configuration end to end at a tiny size, and its bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tests/command_runner.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::fresh_directory;
+using testing::read_file;
+using testing::run_cpm;
+using testing::write_file;
+
+std::string tiny(const std::filesystem::path& out, const std::string& extra = "") {
+  return "[features]\ndim = 2\n" + extra +
+         "[points]\ncount = 16\n[coulomb]\nsteps = 50\n"
+         "[ldp]\nns = [4, 8]\nreplicas = 20\nbetas = [1.0]\ndeltas = [0.1, 0.3]\n"
+         "[output]\ndirectory = \"" +
+         out.string() + "\"\n";
+}
+
+TEST(LdpKernelCommand, WritesTheTailsSpeedsAndFigures) {
+  const auto dir = fresh_directory("ldp_kernel");
+  write_file(dir / "k.toml", tiny(dir / "out"));
+  const auto r = run_cpm("ldp --quiet " + (dir / "k.toml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  const std::string tails = read_file(dir / "out" / "kernel_tails.csv");
+  EXPECT_EQ(tails.rfind("ensemble,n,delta,exceedances,replicas,probability,", 0), 0u);
+  EXPECT_EQ(std::count(tails.begin(), tails.end(), '\n'), 1 + 2 * 2 * 2);
+  EXPECT_NE(tails.find("\"coulomb beta=1\",8,0.3,"), std::string::npos);
+  EXPECT_NE(read_file(dir / "out" / "kernel_speeds.csv").find("\"iid\",tail,0.1,"),
+            std::string::npos);
+  EXPECT_NE(read_file(dir / "out" / "kernel_speeds.csv").find("\"iid\",variance,"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "kernel_fluctuations.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "kernel_concentration.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "kernel_tails.gp"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "kernel_speed.gp"));
+}
+
+TEST(LdpKernelCommand, BadInputStopsWithOneLineAndExitCodeTwo) {
+  const auto dir = fresh_directory("ldp_kernel_bad");
+  write_file(dir / "k.toml", tiny(dir / "out", "method = \"iid\"\n"));
+  const auto r = run_cpm("ldp " + (dir / "k.toml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.standard_error.begin(), r.standard_error.end(), '\n'), 1)
+      << r.standard_error;
+  EXPECT_NE(r.standard_error.find("features.method"), std::string::npos) << r.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+}  // namespace
+}  // namespace cpm
