@@ -40,7 +40,8 @@ std::vector<double> number_list(TomlReader& t, const std::string& key,
 
 KernelDataConfig read_data(TomlReader t) {
   KernelDataConfig c;
-  c.task = t.choice("task", {"variance", "radial", "mixture", "fashion_mnist", "idx"}, c.task);
+  c.task = t.choice("task", {"variance", "radial", "subspace", "mixture", "fashion_mnist", "idx"},
+                    c.task);
   const bool images = c.task == "fashion_mnist" || c.task == "idx";
   if (!images) {
     c.dim = static_cast<int>(t.integer("dim", c.dim));
@@ -61,9 +62,13 @@ KernelDataConfig read_data(TomlReader t) {
   if (c.task == "variance") {
     c.tau = t.number("tau", c.tau);
     require(t, c.tau > 0.0 && c.tau < 1.0, "tau", "must lie in (0, 1)");
-  } else if (c.task == "radial") {
+  } else if (c.task == "radial" || c.task == "subspace") {
     c.radius = t.number("radius", c.radius);
     require(t, c.radius >= 0.0, "radius", "must be >= 0 (0: the median norm)");
+    if (c.task == "subspace") {
+      c.relevant = positive_count(t, "relevant", c.relevant);
+      require(t, c.relevant <= c.dim, "relevant", "must be at most dim");
+    }
   } else if (c.task == "mixture") {
     c.components = static_cast<int>(t.integer("components", c.components));
     c.classes = static_cast<int>(t.integer("classes", c.classes));
@@ -102,7 +107,7 @@ KernelFeaturesConfig read_features(TomlReader t) {
     require(t, v >= 1, "n", "must be at least 1 (the number of features N)");
     c.n.push_back(static_cast<Eigen::Index>(v));
   }
-  c.init = t.choice("init", {"orthogonal", "gaussian"}, c.init);
+  c.init = t.choice("init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, c.init);
   c.scale = t.number("scale", c.scale);
   require(t, c.scale > 0.0, "scale", "must be positive");
   t.finish();

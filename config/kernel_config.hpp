@@ -13,15 +13,16 @@
 namespace cpm {
 
 struct KernelDataConfig {
-  std::string task = "variance";   // variance | radial | mixture | fashion_mnist | idx
+  std::string task = "variance";   // variance | radial | subspace | mixture | fashion_mnist | idx
   int dim = 2;                     // synthetic tasks
   Eigen::Index train_size = 1000;  // synthetic: sizes; image data: subsample (0 = all)
   Eigen::Index test_size = 1000;
-  std::vector<double> label_noise = {0.0};                           // one study per level
-  double tau = 0.5;                                                  // variance task
-  double radius = 0.0;                                               // radial task (0: median norm)
-  int components = 8, classes = 2;                                   // mixture task
-  double separation = 2.0, width = 0.5;                              // mixture task
+  std::vector<double> label_noise = {0.0};  // one study per level
+  double tau = 0.5;                         // variance task
+  double radius = 0.0;                      // radial, subspace tasks (0: median norm)
+  int relevant = 2;                         // subspace task: the coordinates the label depends on
+  int components = 8, classes = 2;          // mixture task
+  double separation = 2.0, width = 0.5;     // mixture task
   std::string directory = "/usr/share/datasets/fashion-mnist";       // fashion_mnist
   std::string train_images, train_labels, test_images, test_labels;  // idx
   bool standardise = false;  // z-score every input coordinate with the training statistics
@@ -32,8 +33,10 @@ struct KernelFeaturesConfig {
   FeatureMapKind map = FeatureMapKind::rff;
   bool pairs = false;  // map = "rff-pairs": the phase-free cos/sin pairs (kind rff)
   std::vector<Eigen::Index> n = {16, 32, 64, 128, 256, 512};  // feature budgets N
-  std::string init = "orthogonal";                            // orthogonal | gaussian
-  double scale = 1.0;                                         // ω ~ N(0, scale² I)
+  // The learned particles' start: orthogonal | gaussian (i.i.d.) | sobol | halton | coulomb
+  // (features/feature_generator.hpp), scaled by `scale`.
+  std::string init = "orthogonal";
+  double scale = 1.0;  // ω ~ N(0, scale² I)
   // The configuration name of the map: "rff-pairs" or feature_map_name(map).
   std::string map_name() const { return pairs ? "rff-pairs" : feature_map_name(map); }
 };

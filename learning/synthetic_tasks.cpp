@@ -20,9 +20,10 @@ LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, 
   data.x.resize(n, t.dim);
   data.y.resize(n);
   data.classes = t.kind == SyntheticTask::Kind::mixture ? t.classes : 2;
-  const double radius =
-      t.radius > 0.0 ? t.radius
-                     : std::sqrt(t.dim * std::pow(1.0 - 2.0 / (9.0 * t.dim), 3.0));  // median χ_d
+  const int k = t.kind == SyntheticTask::Kind::subspace ? t.relevant : t.dim;
+  const double radius = t.radius > 0.0
+                            ? t.radius
+                            : std::sqrt(k * std::pow(1.0 - 2.0 / (9.0 * k), 3.0));  // median χ_k
 #pragma omp parallel for schedule(static) if (n * t.dim > 16384)
   for (Eigen::Index i = 0; i < n; ++i) {
     RandomStream s(seed, RandomPurpose::synthetic_data, family, static_cast<std::uint64_t>(i));
@@ -35,8 +36,9 @@ LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, 
         break;
       }
       case SyntheticTask::Kind::radial:
+      case SyntheticTask::Kind::subspace:
         for (int a = 0; a < t.dim; ++a) data.x(i, a) = s.normal();
-        data.y[i] = data.x.row(i).norm() > radius ? 1 : 0;
+        data.y[i] = data.x.row(i).head(k).norm() > radius ? 1 : 0;
         break;
       case SyntheticTask::Kind::mixture: {
         const auto j = static_cast<Eigen::Index>(s.uniform() * t.components) % t.components;
@@ -54,9 +56,10 @@ LabelledData sample(const SyntheticTask& t, Eigen::Index n, std::uint64_t seed, 
 SyntheticTask::Kind synthetic_task_kind(const std::string& name) {
   if (name == "variance") return SyntheticTask::Kind::variance;
   if (name == "radial") return SyntheticTask::Kind::radial;
+  if (name == "subspace") return SyntheticTask::Kind::subspace;
   if (name == "mixture") return SyntheticTask::Kind::mixture;
   throw std::invalid_argument("unknown synthetic task '" + name +
-                              "' (expected one of: variance, radial, mixture)");
+                              "' (expected one of: variance, radial, subspace, mixture)");
 }
 
 DataSplit make_synthetic_task(const SyntheticTask& t, std::uint64_t seed) {
@@ -64,6 +67,8 @@ DataSplit make_synthetic_task(const SyntheticTask& t, std::uint64_t seed) {
     throw std::invalid_argument("synthetic task: needs dim >= 1, train_size >= 2, test_size >= 1");
   if (t.kind == SyntheticTask::Kind::variance && !(t.tau > 0.0 && t.tau < 1.0))
     throw std::invalid_argument("variance task: tau must lie in (0, 1)");
+  if (t.kind == SyntheticTask::Kind::subspace && !(t.relevant >= 1 && t.relevant <= t.dim))
+    throw std::invalid_argument("subspace task: relevant must lie in [1, dim]");
   if (t.kind == SyntheticTask::Kind::mixture && (t.classes < 2 || t.components < t.classes))
     throw std::invalid_argument("mixture task: needs classes >= 2 and components >= classes");
   Eigen::MatrixXd cluster_centres;

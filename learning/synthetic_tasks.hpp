@@ -4,6 +4,8 @@
 //              x | y=1 ~ N(0, (1+τ) I),  x | y=0 ~ N(0, (1−τ) I)  (no linear classifier on x
 //              works);
 //  * radial:   x ~ N(0, I), y = 1 if ‖x‖ > r (default r: the median norm, so classes balance);
+//  * subspace: the radial task on the first k coordinates only, y = 1 if ‖(x_1..x_k)‖ > r: the
+//              isotropic prior of the frequencies is wrong, only k of d directions matter;
 //  * mixture:  K Gaussian clusters N(c_j, w² I) with centres c_j ~ N(0, s² I), cluster j carrying
 //              label j mod C (an XOR-like multi-modal task; C ≥ 2 classes).
 // Label noise replaces the labels of a fraction p of the training rows (exactly round(p n) rows,
@@ -17,12 +19,13 @@
 namespace cpm {
 
 struct SyntheticTask {
-  enum class Kind { variance, radial, mixture };
+  enum class Kind { variance, radial, subspace, mixture };
   Kind kind = Kind::variance;
   int dim = 2;
   Eigen::Index train_size = 1000, test_size = 1000;
   double tau = 0.5;         // variance task, 0 < τ < 1
-  double radius = 0.0;      // radial task; 0 means the median of ‖x‖ (Wilson–Hilferty)
+  double radius = 0.0;      // radial, subspace; 0 means the median of the norm (Wilson–Hilferty)
+  int relevant = 2;         // subspace task: the k coordinates the label depends on
   int components = 8;       // mixture task
   int classes = 2;          // mixture task
   double separation = 2.0;  // mixture: standard deviation s of the cluster centres

@@ -101,6 +101,7 @@ DataSplit KernelDataSource::split(double label_noise, std::uint64_t seed) const 
     t.test_size = config_.test_size;
     t.tau = config_.tau;
     t.radius = config_.radius;
+    t.relevant = config_.relevant;
     t.components = config_.components;
     t.classes = config_.classes;
     t.separation = config_.separation;

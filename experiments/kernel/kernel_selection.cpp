@@ -165,9 +165,7 @@ MethodOutcome evaluate_method(const MethodContext& ctx, const std::string& metho
     }
     chosen_features = held_out_features(map, d, particles);
   } else {
-    const Eigen::MatrixXd initial = c.features.init == "orthogonal"
-                                        ? orthogonal_gaussian_features(n, dim, scale, ctx.seed)
-                                        : gaussian_features(n, dim, scale, ctx.seed);
+    const Eigen::MatrixXd initial = scale * initial_features(c.features.init, n, dim, ctx.seed, 0);
     std::vector<double> gammas = c.selection.gamma, betas = c.selection.beta;
     std::vector<int> checkpoints = c.selection.checkpoints;
     Eigen::MatrixXd targets = d.fit_targets;

@@ -40,6 +40,35 @@ TEST(SyntheticTasks, RadialLabelsAreTheSideOfTheSphereAndTheDefaultRadiusBalance
   EXPECT_NEAR(s.train.y.cast<double>().mean(), 0.5, 0.02);
 }
 
+// The subspace task's labels depend on the first k coordinates only; the default radius (the
+// median of χ_k, by Wilson–Hilferty) balances the classes.
+TEST(SyntheticTasks, SubspaceLabelsDependOnTheFirstCoordinatesOnly) {
+  SyntheticTask t;
+  t.kind = SyntheticTask::Kind::subspace;
+  t.dim = 16;
+  t.relevant = 2;
+  t.train_size = 20000;
+  const DataSplit s = make_synthetic_task(t, 4);
+  const double r = std::sqrt(2.0 * std::pow(1.0 - 1.0 / 9.0, 3));
+  for (Eigen::Index i = 0; i < 200; ++i)
+    EXPECT_EQ(s.train.y[i], s.train.x.row(i).head(2).norm() > r ? 1 : 0);
+  EXPECT_NEAR(s.train.y.cast<double>().mean(), 0.5, 0.03);
+  // The other coordinates are independent of the label: their mean square is 1 in both classes.
+  for (int label : {0, 1}) {
+    double square = 0.0;
+    int count = 0;
+    for (Eigen::Index i = 0; i < s.train.x.rows(); ++i)
+      if (s.train.y[i] == label) {
+        square += s.train.x.row(i).tail(14).squaredNorm() / 14.0;
+        ++count;
+      }
+    EXPECT_NEAR(square / count, 1.0, 0.03) << label;
+  }
+  EXPECT_EQ(synthetic_task_kind("subspace"), SyntheticTask::Kind::subspace);
+  t.relevant = 17;
+  EXPECT_THROW(make_synthetic_task(t, 1), std::invalid_argument);
+}
+
 TEST(SyntheticTasks, MixtureTaskUsesAllClassesAndClusters) {
   SyntheticTask t;
   t.kind = SyntheticTask::Kind::mixture;
