@@ -217,4 +217,10 @@ std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& con
   return kernels;
 }
 
+double riesz_exponent(const InteractionKernel& kernel) {
+  if (kernel.kind == InteractionKernel::Kind::log) return 0.0;
+  if (kernel.kind == InteractionKernel::Kind::linear) return -1.0;
+  return kernel.s;
+}
+
 }  // namespace cpm

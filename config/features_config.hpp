@@ -74,5 +74,7 @@ FeaturesStudyConfig load_features_config(const std::string& path);
 // The coulomb candidates' kernels in d dimensions: each exponent with s < d (0 the log kernel,
 // −1 the linear one), then s = d − 2 with `newtonian` when not already there.
 std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& config, int d);
+// The Riesz exponent of a candidate's kernel (the inverse of that map): 0 log, −1 linear, else s.
+double riesz_exponent(const InteractionKernel& kernel);
 
 }  // namespace cpm

@@ -5,6 +5,8 @@
 // then the circle method of round-robin tournaments), so the tiles of a round run in parallel
 // without write conflicts, and every block receives its contributions in the same order
 // whatever the number of threads.
+#include <omp.h>
+
 #include <cstddef>
 #include <vector>
 
@@ -27,10 +29,16 @@ class TileSchedule {
   // Runs work(tile) for every tile as an OpenMP task that depends on its two blocks, created in
   // schedule order: tiles sharing a block run one after another in that order, so every block
   // receives its contributions in an order fixed by the number of blocks alone, and tiles of
-  // different blocks run in parallel with no barrier between rounds. `parallel` false: one
-  // thread, the same order.
+  // different blocks run in parallel with no barrier between rounds. `parallel` false, one
+  // block, or a call from inside a parallel region (a replica of a study): a plain loop in
+  // schedule order, the same order per block — without the task machinery, whose allocation and
+  // locking cost more than small sums (a third of a study's time in futex waits).
   template <class Work>
   void run_as_tasks(bool parallel, Work&& work) {
+    if (!parallel || blocks_ <= 1 || omp_in_parallel()) {
+      for (const Tile tile : tiles_) work(tile);
+      return;
+    }
     char* block = dependency_.data();
 #pragma omp parallel if (parallel && blocks_ > 1)
 #pragma omp single

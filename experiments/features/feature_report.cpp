@@ -49,9 +49,7 @@ double chosen_exponent(const FeaturesStudyConfig& config,
                        const std::vector<ApproximationRecord>& records, int d, long n) {
   double best = kNaN, best_error = std::numeric_limits<double>::infinity();
   for (const InteractionKernel& k : coulomb_candidates(config, d)) {
-    const double s = k.kind == InteractionKernel::Kind::log      ? 0.0
-                     : k.kind == InteractionKernel::Kind::linear ? -1.0
-                                                                 : k.s;
+    const double s = riesz_exponent(k);
     std::vector<double> e;
     for (const ApproximationRecord* r : cell(records, FeatureMethod::coulomb, s, d, n))
       e.push_back(r->selection_frobenius);

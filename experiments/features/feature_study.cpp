@@ -17,13 +17,6 @@ namespace cpm {
 
 namespace {
 
-// The Riesz exponent of a coulomb candidate's kernel.
-double exponent_of(const InteractionKernel& k) {
-  if (k.kind == InteractionKernel::Kind::log) return 0.0;
-  if (k.kind == InteractionKernel::Kind::linear) return -1.0;
-  return k.s;
-}
-
 class ApproximationCsv {
  public:
   explicit ApproximationCsv(const std::string& path) : path_(path), out_(path) {
@@ -99,7 +92,7 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             r.method = method;
             r.exponent = method == FeatureMethod::coulomb
-                             ? exponent_of(kernel)
+                             ? riesz_exponent(kernel)
                              : std::numeric_limits<double>::quiet_NaN();
             r.dim = d;
             r.n = n;

@@ -190,10 +190,11 @@ void write_kernel_concentration_report(const KernelConcentrationConfig& c,
   Figure speeds{dir + "kernel_speed.png", "Speed of the kernel's concentration", {}, 0};
   for (int e = 0; e < static_cast<int>(r.ensembles.size()); ++e) {
     tails.panels.push_back(tail_panel(c, r, e));
-    speeds.panels.push_back(speed_panel(c, r, e));
+    Panel speed = speed_panel(c, r, e);
+    if (!speed.curves.empty()) speeds.panels.push_back(speed);  // no δ measured at every N
   }
   draw_figure(tails);
-  draw_figure(speeds);
+  if (!speeds.panels.empty()) draw_figure(speeds);
 }
 
 }  // namespace cpm
