@@ -159,6 +159,11 @@ void read_concentration_ldp(TomlReader t, KernelConcentrationConfig& c) {
   c.confidence = t.number("confidence", c.confidence);
   require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
   c.bootstrap = positive_count(t, "bootstrap", c.bootstrap);
+  // Replica ids are ints: (ensembles · |ns|) · replicas must stay far below 2³¹.
+  const double ensembles = (gas ? c.betas.size() + c.betas_per_particle.size() : 0.0) +
+                           (c.methods.size() - (gas ? 1.0 : 0.0));
+  require(t, ensembles * static_cast<double>(c.ns.size()) * c.replicas <= 1e9, "replicas",
+          "too many replicas in all (at most 1e9 over every ensemble and N)");
   t.finish();
 }
 

@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expect_input_error_only([&] { cpm::parse_ldp_config(text, source); });
   expect_input_error_only([&] { cpm::parse_kernel_config(text, source); });
   expect_input_error_only([&] { cpm::parse_features_config(text, source); });
+  expect_input_error_only([&] { cpm::parse_kernel_concentration_config(text, source); });
   expect_input_error_only([&] {
     if (cpm::is_recall_config(text, source))
       cpm::parse_recall_config(text, source);

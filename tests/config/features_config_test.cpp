@@ -123,6 +123,8 @@ TEST(FeaturesConfig, KernelConcentrationRejectsBadInputNamingTheKey) {
       {"[features]\n[ldp]\nns = [1]\nbetas = [1.0]\ndeltas = [0.1]\n", "ldp.ns"},
       {"[features]\n[ldp]\nns = [8]\nbetas = [1.0]\ndeltas = [0.2, 0.1]\n", "ldp.deltas"},
       {"[features]\ncolour = 1\n" + ldp, "features.colour"},
+      {"[features]\n[ldp]\nns = [8, 16]\nreplicas = 1000000000\nbetas = [1.0]\ndeltas = [0.1]\n",
+       "ldp.replicas"},
       {"[features]\n" + ldp + "[extra]\n", "extra"}};
   for (const auto& [text, key] : cases) {
     try {
