@@ -137,6 +137,7 @@ void read_concentration_gas(TomlReader t, KernelConcentrationConfig& c) {
 void read_concentration_ldp(TomlReader t, KernelConcentrationConfig& c) {
   c.ns = feature_counts(t, "ns", {});
   c.replicas = positive_count(t, "replicas", c.replicas);
+  require(t, c.replicas >= 2, "replicas", "must be at least 2 (the speeds need variances)");
   auto positive_list = [&](const std::string& key) {
     const std::vector<double> values = t.numbers(key, std::vector<double>{});
     for (double b : values)

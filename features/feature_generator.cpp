@@ -54,7 +54,7 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     if (square > 0.0 && std::isfinite(square)) lambda = 1.0 / std::sqrt(square);
   }
   // At finite β the gas runs in the time s = t/β: the Langevin dynamics of β' = 1 and λ' = βλ has
-  // the same Gibbs law p^{⊗N} exp(−βλ E_N) (docs/features.md §1), and its anchor relaxes in
+  // the same Gibbs law p^{⊗N} exp(−βλ N ℰ_N) (docs/features.md §5), and its anchor relaxes in
   // s ~ 1 whatever β (in t it took ~β).
   const bool finite_temperature = !std::isinf(g.beta);
   if (finite_temperature) lambda *= g.beta;
