@@ -70,7 +70,7 @@ void generators_16d_4096() {
     const auto start = Clock::now();
     const Eigen::MatrixXd omega = generate_features(r, &done);
     const double seconds = seconds_since(start);
-    const double error = gaussian_kernel_errors(points, omega, 1.0).frobenius;
+    const double error = kernel_errors(points, omega, 1.0).frobenius;
     if (m == FeatureMethod::iid) iid_error = error;
     std::printf(
         "generators_16d_4096  %-10s %8.3f s  iterations %4d  frobenius %.4g  (%.2f x iid)\n",

@@ -55,6 +55,11 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
   c.seed = static_cast<std::uint64_t>(seed);
   c.sigma = t.number("sigma", c.sigma);
   require(t, c.sigma > 0.0 && std::isfinite(c.sigma), "sigma", "must be positive and finite");
+  c.law = *spectral_law_from_name(t.choice("kernel", {"gaussian", "laplace"}, "gaussian"));
+  require(t,
+          c.law == SpectralLaw::gaussian || std::find(c.methods.begin(), c.methods.end(),
+                                                      FeatureMethod::coulomb) == c.methods.end(),
+          "methods", "coulomb is built for the gaussian kernel only");
   c.bootstrap = positive_count(t, "bootstrap", c.bootstrap);
   c.confidence = t.number("confidence", c.confidence);
   require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");

@@ -56,6 +56,7 @@ enum class RandomPurpose : std::uint64_t {
   image_subsample = 6,    // replica 0: training rows, 1: test rows
   sliced_directions = 7,  // random directions of the sliced Wasserstein distance (d ≥ 3)
   qmc_randomisation = 8,  // the random shift of a quasi-Monte Carlo point set, per coordinate
+  spectral_mixing = 9,    // the scale of a Gaussian scale mixture (Laplace kernel), per frequency
   synthetic_data = random_detail::offset_code(4, 11),    // replica 0/1: train/test rows, 2: mixture
                                                          // centres, 3: label noise
   importance_draws = random_detail::offset_code(4, 21),  // draws from the importance weights
@@ -82,6 +83,7 @@ constexpr std::uint64_t replica_count(RandomPurpose purpose) {
     case RandomPurpose::langevin_noise:
     case RandomPurpose::bootstrap:
     case RandomPurpose::qmc_randomisation:
+    case RandomPurpose::spectral_mixing:
       return std::uint64_t{1} << 40;  // replicas of a study, heads of a model, resamples
     case RandomPurpose::dropout:
     case RandomPurpose::parameter_init:

@@ -9,6 +9,7 @@
 #include "core/domain.hpp"
 #include "core/feature_initialisation.hpp"
 #include "core/particles.hpp"
+#include "core/random_stream.hpp"
 #include "features/compensated_confinement.hpp"
 #include "features/qmc_points.hpp"
 #include "features/tabulated_riesz_potential.hpp"
@@ -95,6 +96,57 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
   return r.sigma * particles.positions;
 }
 
+// The frequencies for p = N(0, σ² I).
+Eigen::MatrixXd gaussian_law_features(const FeatureRequest& r, FeatureDiagnostics* diagnostics) {
+  switch (r.method) {
+    case FeatureMethod::iid:
+      return gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
+    case FeatureMethod::orthogonal:
+      return orthogonal_gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
+    case FeatureMethod::sobol:
+      return gaussian_quantiles(shifted_sobol_points(r.n, r.dim, r.seed, r.replica), r.sigma);
+    case FeatureMethod::halton:
+      return gaussian_quantiles(shifted_halton_points(r.n, r.dim, r.seed, r.replica), r.sigma);
+    case FeatureMethod::coulomb:
+      return repulsive_features(r, diagnostics);
+  }
+  throw std::invalid_argument("unknown feature method");
+}
+
+// The multivariate Cauchy law of the Laplace kernel as the Gaussian scale mixture σ Z/|g|: each
+// generator's Gaussian rows divided by an independent |g| (i.i.d. and orthogonal: one draw per
+// frequency from its own stream; QMC: the Gaussian quantile of a (d + 1)-th coordinate, so the
+// whole point set stays low-discrepancy).
+Eigen::MatrixXd laplace_features(const FeatureRequest& r) {
+  Eigen::MatrixXd z;
+  Eigen::VectorXd g(r.n);
+  switch (r.method) {
+    case FeatureMethod::iid:
+    case FeatureMethod::orthogonal:
+      z = r.method == FeatureMethod::iid
+              ? gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica)
+              : orthogonal_gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
+      for (Eigen::Index k = 0; k < r.n; ++k)
+        g[k] = RandomStream(r.seed, RandomPurpose::spectral_mixing, r.replica,
+                            static_cast<std::uint64_t>(k))
+                   .normal();
+      break;
+    case FeatureMethod::sobol:
+    case FeatureMethod::halton: {
+      const Eigen::MatrixXd u = r.method == FeatureMethod::sobol
+                                    ? shifted_sobol_points(r.n, r.dim + 1, r.seed, r.replica)
+                                    : shifted_halton_points(r.n, r.dim + 1, r.seed, r.replica);
+      const Eigen::MatrixXd q = gaussian_quantiles(u, 1.0);
+      z = r.sigma * q.leftCols(r.dim);
+      g = q.col(r.dim);
+      break;
+    }
+    case FeatureMethod::coulomb:
+      throw std::invalid_argument("the coulomb features are built for the Gaussian kernel only");
+  }
+  return z.array().colwise() / g.array().abs();
+}
+
 }  // namespace
 
 std::string feature_method_name(FeatureMethod method) {
@@ -133,24 +185,28 @@ Eigen::MatrixXd initial_features(const std::string& law, Eigen::Index n, int d, 
   return generate_features(r);
 }
 
+std::string spectral_law_name(SpectralLaw law) {
+  return law == SpectralLaw::laplace ? "laplace" : "gaussian";
+}
+
+std::optional<SpectralLaw> spectral_law_from_name(const std::string& name) {
+  if (name == "gaussian") return SpectralLaw::gaussian;
+  if (name == "laplace") return SpectralLaw::laplace;
+  return std::nullopt;
+}
+
+double spectral_kernel(SpectralLaw law, double sigma, double r2) {
+  return law == SpectralLaw::laplace ? std::exp(-sigma * std::sqrt(r2))
+                                     : std::exp(-0.5 * sigma * sigma * r2);
+}
+
 Eigen::MatrixXd generate_features(const FeatureRequest& r, FeatureDiagnostics* diagnostics) {
   if (r.n < 1) throw std::invalid_argument("features need N >= 1");
   if (r.dim < 1) throw std::invalid_argument("features need d >= 1");
   if (!(r.sigma > 0.0)) throw std::invalid_argument("features need sigma > 0");
   if (diagnostics) *diagnostics = {};
-  switch (r.method) {
-    case FeatureMethod::iid:
-      return gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
-    case FeatureMethod::orthogonal:
-      return orthogonal_gaussian_features(r.n, r.dim, r.sigma, r.seed, r.replica);
-    case FeatureMethod::sobol:
-      return gaussian_quantiles(shifted_sobol_points(r.n, r.dim, r.seed, r.replica), r.sigma);
-    case FeatureMethod::halton:
-      return gaussian_quantiles(shifted_halton_points(r.n, r.dim, r.seed, r.replica), r.sigma);
-    case FeatureMethod::coulomb:
-      return repulsive_features(r, diagnostics);
-  }
-  throw std::invalid_argument("unknown feature method");
+  return r.law == SpectralLaw::laplace ? laplace_features(r)
+                                       : gaussian_law_features(r, diagnostics);
 }
 
 }  // namespace cpm

@@ -1,6 +1,8 @@
 #pragma once
 // Generators of random-feature frequencies ω_1..ω_N for the Gaussian kernel
-// k(x, y) = exp(−σ²|x − y|²/2), whose spectral law is p = N(0, σ² I_d) (docs/features.md):
+// k(x, y) = exp(−σ²|x − y|²/2), whose spectral law is p = N(0, σ² I_d) (docs/features.md), and,
+// except `coulomb`, for the Laplace kernel exp(−σ|x − y|), whose p is the multivariate Cauchy law
+// of σ Z/|g|, Z ~ N(0, I_d), g ~ N(0, 1) (docs/features.md §6):
 //   iid         independent draws from p;
 //   orthogonal  blocks of d exactly orthogonal rows with χ_d norms (core/feature_initialisation);
 //   sobol       randomised Sobol' points (digital shift) mapped by σ Φ⁻¹ coordinate-wise;
@@ -20,6 +22,15 @@
 namespace cpm {
 
 enum class FeatureMethod { iid, orthogonal, sobol, halton, coulomb };
+
+// The kernel the frequencies are drawn for: its spectral law p.
+enum class SpectralLaw { gaussian, laplace };
+
+std::string spectral_law_name(SpectralLaw law);
+// The law of a configuration name ("gaussian", "laplace"); empty for an unknown name.
+std::optional<SpectralLaw> spectral_law_from_name(const std::string& name);
+// The kernel k(Δ) = E cos(ωᵀΔ) at |Δ|² = r2: exp(−σ² r2/2) or exp(−σ √r2).
+double spectral_kernel(SpectralLaw law, double sigma, double r2);
 
 std::string feature_method_name(FeatureMethod method);
 // The method of a configuration name; empty for an unknown name.
@@ -46,7 +57,8 @@ struct FeatureRequest {
   FeatureMethod method = FeatureMethod::iid;
   Eigen::Index n = 64;  // N
   int dim = 2;          // d
-  double sigma = 1.0;   // p = N(0, σ² I)
+  double sigma = 1.0;   // p = N(0, σ² I) (gaussian) or σ Z/|g| (laplace)
+  SpectralLaw law = SpectralLaw::gaussian;
   std::uint64_t seed = 1;
   std::uint64_t replica = 0;
   RepulsionSettings repulsion;  // coulomb only
@@ -59,7 +71,8 @@ struct FeatureDiagnostics {
   double gradient_norm = 0.0;  // β = ∞: the final RMS drift
 };
 
-// The (N, d) frequencies. Throws std::invalid_argument for an impossible request.
+// The (N, d) frequencies. Throws std::invalid_argument for an impossible request (among them
+// coulomb for the Laplace kernel, not built yet).
 Eigen::MatrixXd generate_features(const FeatureRequest& request,
                                   FeatureDiagnostics* diagnostics = nullptr);
 

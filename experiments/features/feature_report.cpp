@@ -61,15 +61,16 @@ double chosen_exponent(const FeaturesStudyConfig& config,
   return best;
 }
 
-void write_summary_csv(const std::string& path, const std::vector<FeatureSummaryRow>& rows) {
+void write_summary_csv(const std::string& path, const std::string& kernel,
+                       const std::vector<FeatureSummaryRow>& rows) {
   std::ofstream out(path);
   out << "method,setting,kernel,dim,n,runs,frobenius_mean,frobenius_se,max_entry_mean,"
          "max_entry_se,spectral_mean,spectral_se,energy_distance_mean,energy_distance_se,"
          "seconds_mean,ratio_to_iid\n"
       << std::setprecision(10);
   for (const FeatureSummaryRow& r : rows)
-    out << feature_method_name(r.method) << ',' << r.setting << ",gaussian," << r.dim << ',' << r.n
-        << ',' << r.runs << ',' << r.frobenius.mean << ',' << r.frobenius.error << ','
+    out << feature_method_name(r.method) << ',' << r.setting << ',' << kernel << ',' << r.dim << ','
+        << r.n << ',' << r.runs << ',' << r.frobenius.mean << ',' << r.frobenius.error << ','
         << r.max_entry.mean << ',' << r.max_entry.error << ',' << r.spectral.mean << ','
         << r.spectral.error << ',' << r.energy_distance.mean << ',' << r.energy_distance.error
         << ',' << r.seconds.mean << ',' << r.ratio_to_iid << '\n';
@@ -110,12 +111,13 @@ std::vector<MethodRate> fit_rates(const FeaturesStudyConfig& config,
   return rates;
 }
 
-void write_rates_csv(const std::string& path, const std::vector<MethodRate>& rates) {
+void write_rates_csv(const std::string& path, const std::string& kernel,
+                     const std::vector<MethodRate>& rates) {
   std::ofstream out(path);
   out << "method,kernel,dim,slope,slope_low,slope_high\n" << std::setprecision(10);
   for (const MethodRate& r : rates)
-    out << feature_method_name(r.method) << ",gaussian," << r.dim << ',' << r.fit.slope << ','
-        << r.fit.slope_low << ',' << r.fit.slope_high << '\n';
+    out << feature_method_name(r.method) << ',' << kernel << ',' << r.dim << ',' << r.fit.slope
+        << ',' << r.fit.slope_low << ',' << r.fit.slope_high << '\n';
   if (!out) throw std::runtime_error(path + ": cannot write the table (disk full?)");
 }
 
@@ -124,7 +126,9 @@ void write_summary_md(const std::string& path, const FeaturesStudyConfig& config
                       const std::vector<FeatureSummaryRow>& rows,
                       const std::vector<MethodRate>& rates) {
   std::ofstream md(path);
-  md << "# Random features for the Gaussian kernel exp(-sigma^2 |x - y|^2 / 2), sigma = "
+  md << (config.law == SpectralLaw::laplace
+             ? "# Random features for the Laplace kernel exp(-sigma |x - y|), sigma = "
+             : "# Random features for the Gaussian kernel exp(-sigma^2 |x - y|^2 / 2), sigma = ")
      << format_number(config.sigma) << "\n\nRelative Frobenius error of the Gram matrix on "
      << config.points << " " << config.point_source << " points (mean over " << config.seeds
      << " seeds; in parentheses the ratio to i.i.d. features). The coulomb setting is chosen on "
@@ -163,6 +167,7 @@ void write_hdf5(const std::string& path, const FeaturesStudyConfig& config,
     methods += (methods.empty() ? "" : ",") + feature_method_name(m);
   p.set("study.method_codes", methods);  // the `method` columns index this list
   p.set("study.sigma", config.sigma);
+  p.set("study.kernel", spectral_law_name(config.law));
   p.set("study.seeds", static_cast<std::int64_t>(config.seeds));
   p.set("study.seed", config.seed);
   p.set("points.source", config.point_source);
@@ -201,7 +206,11 @@ void write_hdf5(const std::string& path, const FeaturesStudyConfig& config,
 
 void draw_approximation_figure(const std::string& png, const FeaturesStudyConfig& config,
                                const std::vector<FeatureSummaryRow>& rows) {
-  Figure figure{png, "Gaussian kernel: Gram-matrix error against the number of features", {}, 0};
+  Figure figure{png,
+                (config.law == SpectralLaw::laplace ? "Laplace" : "Gaussian") +
+                    std::string(" kernel: Gram-matrix error against the number of features"),
+                {},
+                0};
   for (int d : config.dims) {
     Panel panel{"d = " + std::to_string(d), "N", "relative Frobenius error", true, true, {}, {}};
     std::vector<double> ns;
@@ -275,8 +284,8 @@ void write_feature_report(const FeaturesStudyConfig& config,
   const std::string dir = config.output_directory + "/";
   const std::vector<FeatureSummaryRow> rows = summarise_features(config, records);
   const std::vector<MethodRate> rates = fit_rates(config, records, rows);
-  write_summary_csv(dir + "summary.csv", rows);
-  write_rates_csv(dir + "rates.csv", rates);
+  write_summary_csv(dir + "summary.csv", spectral_law_name(config.law), rows);
+  write_rates_csv(dir + "rates.csv", spectral_law_name(config.law), rates);
   write_summary_md(dir + "summary.md", config, rows, rates);
   write_hdf5(dir + "features.h5", config, records, rows, rates);
   draw_approximation_figure(dir + "approximation.png", config, rows);

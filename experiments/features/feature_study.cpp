@@ -19,17 +19,19 @@ namespace {
 
 class ApproximationCsv {
  public:
-  explicit ApproximationCsv(const std::string& path) : path_(path), out_(path) {
+  ApproximationCsv(const std::string& path, std::string kernel)
+      : path_(path), kernel_(std::move(kernel)), out_(path) {
     out_ << "method,setting,kernel,dim,n,seed,frobenius,max_entry,spectral,selection_frobenius,"
             "energy_distance,seconds,iterations,converged\n"
          << std::setprecision(10);
     check();
   }
   void add(const ApproximationRecord& r) {
-    out_ << feature_method_name(r.method) << ',' << setting_name(r) << ",gaussian," << r.dim << ','
-         << r.n << ',' << r.seed << ',' << r.evaluation.frobenius << ',' << r.evaluation.max_entry
-         << ',' << r.evaluation.spectral << ',' << r.selection_frobenius << ',' << r.energy_distance
-         << ',' << r.seconds << ',' << r.iterations << ',' << (r.converged ? 1 : 0) << '\n';
+    out_ << feature_method_name(r.method) << ',' << setting_name(r) << ',' << kernel_ << ','
+         << r.dim << ',' << r.n << ',' << r.seed << ',' << r.evaluation.frobenius << ','
+         << r.evaluation.max_entry << ',' << r.evaluation.spectral << ',' << r.selection_frobenius
+         << ',' << r.energy_distance << ',' << r.seconds << ',' << r.iterations << ','
+         << (r.converged ? 1 : 0) << '\n';
     out_.flush();
     check();
   }
@@ -38,7 +40,7 @@ class ApproximationCsv {
   void check() {
     if (!out_) throw std::runtime_error(path_ + ": cannot write the table (disk full?)");
   }
-  std::string path_;
+  std::string path_, kernel_;
   std::ofstream out_;
 };
 
@@ -49,7 +51,7 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
   const ApproximationPoints point_sets(config);  // reads the images before anything is written
   prepare_output_directory(config.output_directory, options.overwrite);
   const std::string dir = config.output_directory + "/";
-  ApproximationCsv csv(dir + "approximation.csv");
+  ApproximationCsv csv(dir + "approximation.csv", spectral_law_name(config.law));
 
   // The work of one generated set, for the progress line: N·d, times N for the gas.
   double total = 0.0;
@@ -80,6 +82,7 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
             request.n = n;
             request.dim = d;
             request.sigma = config.sigma;
+            request.law = config.law;
             request.seed = config.seed;
             request.replica = static_cast<std::uint64_t>(seed);
             request.repulsion = config.repulsion;
@@ -97,10 +100,13 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
             r.dim = d;
             r.n = n;
             r.seed = seed;
-            r.evaluation = gaussian_kernel_errors(points, omega, config.sigma);
+            r.evaluation = kernel_errors(points, omega, config.sigma, config.law);
             r.selection_frobenius =
-                gaussian_kernel_errors(selection, omega, config.sigma).frobenius;
-            r.energy_distance = energy_distance_to_gaussian(omega, config.sigma);
+                kernel_errors(selection, omega, config.sigma, config.law).frobenius;
+            // The Cauchy law of the Laplace kernel has no mean: no energy distance.
+            r.energy_distance = config.law == SpectralLaw::gaussian
+                                    ? energy_distance_to_gaussian(omega, config.sigma)
+                                    : std::numeric_limits<double>::quiet_NaN();
             r.iterations = diagnostics.iterations;
             r.converged = diagnostics.converged;
             csv.add(r);

@@ -1,10 +1,13 @@
 #pragma once
-// How well N frequencies ω_1..ω_N reproduce the Gaussian kernel k(x, y) = exp(−σ²|x − y|²/2) on a
-// point set (docs/features.md §4). The random-feature kernel is the cos/sin pair average
+// How well N frequencies ω_1..ω_N reproduce a kernel k(x, y) = E cos(ωᵀ(x − y)) — the Gaussian
+// exp(−σ²|x − y|²/2) or the Laplace exp(−σ|x − y|) (features/feature_generator.hpp) — on a point
+// set (docs/features.md §4). The random-feature kernel is the cos/sin pair average
 //     k_N(x, y) = (1/N) Σ_k cos(ω_kᵀ(x − y)),
-// unbiased when each ω_k has the law p = N(0, σ² I), and the errors are those of the Gram matrix
-// K_N − K: relative Frobenius and spectral norms and the largest entry.
+// unbiased when each ω_k has the kernel's spectral law p, and the errors are those of the Gram
+// matrix K_N − K: relative Frobenius and spectral norms and the largest entry.
 #include <Eigen/Dense>
+
+#include "features/feature_generator.hpp"
 
 namespace cpm {
 
@@ -15,8 +18,8 @@ struct KernelApproximationErrors {
 };
 
 // x: (n, d) points; omega: (N, d) frequencies.
-KernelApproximationErrors gaussian_kernel_errors(const Eigen::MatrixXd& x,
-                                                 const Eigen::MatrixXd& omega, double sigma);
+KernelApproximationErrors kernel_errors(const Eigen::MatrixXd& x, const Eigen::MatrixXd& omega,
+                                        double sigma, SpectralLaw law = SpectralLaw::gaussian);
 
 // The energy distance of the empirical measure of the rows of omega to N(0, σ² I), the MMD for
 // the kernel −|z|: (2 E|ω − Z| − E|ω − ω'| − E|Z − Z'|)^{1/2} with ω, ω' ~ μ_N, Z, Z' ~ p, the

@@ -153,8 +153,7 @@ KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
         request.replica = static_cast<std::uint64_t>(id);
         request.repulsion = c.features.repulsion;
         request.repulsion.beta = ensemble.beta_at(request.n);
-        row[0] =
-            gaussian_kernel_errors(points, generate_features(request), c.features.sigma).frobenius;
+        row[0] = kernel_errors(points, generate_features(request), c.features.sigma).frobenius;
       },
       progress ? "cpm ldp" : "", recovery);
   if (!mpi.is_root()) return {};

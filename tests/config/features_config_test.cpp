@@ -88,6 +88,21 @@ TEST(FeaturesConfig, RejectsBadInputNamingTheKey) {
   }
 }
 
+TEST(FeaturesConfig, ReadsTheLaplaceKernelForTheFixedGenerators) {
+  const FeaturesStudyConfig c =
+      parse("[study]\nkernel = \"laplace\"\nmethods = [\"iid\", \"sobol\"]\n");
+  EXPECT_EQ(c.law, SpectralLaw::laplace);
+  EXPECT_EQ(parse("[study]\n").law, SpectralLaw::gaussian);
+  try {
+    parse("[study]\nkernel = \"laplace\"\n");  // the default methods include coulomb
+    ADD_FAILURE() << "coulomb accepted for the Laplace kernel";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("study.methods: coulomb is built for the gaussian"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The kernel-concentration configuration of `cpm ldp` (a [features] table).
 TEST(FeaturesConfig, ReadsAKernelConcentrationStudy) {
   const std::string text =

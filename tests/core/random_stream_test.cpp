@@ -124,6 +124,7 @@ TEST(RandomStream, NoTwoPurposesShareAStreamWithinTheReplicasTheyUse) {
                               P::associative_retrieval,
                               P::mqar_sequences,
                               P::qmc_randomisation,
+                              P::spectral_mixing,
                               P::data_projection};
   const auto start = [](P p) { return random_detail::kGolden * static_cast<std::uint64_t>(p); };
   for (P p : all) {

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
@@ -207,6 +208,47 @@ TEST(FeatureGenerator, RejectsImpossibleRequests) {
   r.repulsion.lambda = 1.0;
   r.repulsion.kernel = InteractionKernel::power(2.5);  // s ≥ d
   EXPECT_THROW(generate_features(r), std::invalid_argument);
+}
+
+// The Laplace kernel's law: |ω|²/(σ² d) = (χ²_d/d)/χ²_1 is Fisher's F(d, 1), for every fixed
+// generator (Kolmogorov–Smirnov distance below the 1% critical value of an i.i.d. sample); the
+// features depend on the seed only; the gas refuses the law.
+TEST(FeatureGenerator, EveryFixedMethodDrawsFromTheCauchyLawOfTheLaplaceKernel) {
+  const boost::math::fisher_f_distribution<double> f(3.0, 1.0);
+  for (const char* name : {"iid", "orthogonal", "sobol", "halton"}) {
+    FeatureRequest r;
+    r.method = *feature_method_from_name(name);
+    r.law = SpectralLaw::laplace;
+    r.n = 2048;
+    r.dim = 3;
+    r.sigma = 0.5;
+    r.seed = 4;
+    omp_set_num_threads(1);
+    const Eigen::MatrixXd one = generate_features(r);
+    omp_set_num_threads(2);
+    EXPECT_EQ(one, generate_features(r)) << name;
+    std::vector<double> ratio(r.n);
+    for (Eigen::Index k = 0; k < r.n; ++k)
+      ratio[k] = one.row(k).squaredNorm() / (r.sigma * r.sigma * r.dim);
+    std::sort(ratio.begin(), ratio.end());
+    double ks = 0.0;
+    for (std::size_t k = 0; k < ratio.size(); ++k) {
+      const double cdf = boost::math::cdf(f, ratio[k]);
+      ks = std::max({ks, std::abs(cdf - k / double(r.n)), std::abs(cdf - (k + 1) / double(r.n))});
+    }
+    EXPECT_LT(ks, 1.63 / std::sqrt(double(r.n))) << name;
+    r.seed = 5;
+    EXPECT_NE(one, generate_features(r)) << name;
+  }
+  FeatureRequest gas;
+  gas.method = FeatureMethod::coulomb;
+  gas.law = SpectralLaw::laplace;
+  EXPECT_THROW(generate_features(gas), std::invalid_argument);
+  EXPECT_EQ(spectral_law_from_name("laplace"), SpectralLaw::laplace);
+  EXPECT_EQ(spectral_law_name(SpectralLaw::gaussian), "gaussian");
+  EXPECT_FALSE(spectral_law_from_name("matern"));
+  EXPECT_DOUBLE_EQ(spectral_kernel(SpectralLaw::laplace, 2.0, 0.25), std::exp(-1.0));
+  EXPECT_DOUBLE_EQ(spectral_kernel(SpectralLaw::gaussian, 2.0, 0.25), std::exp(-0.5));
 }
 
 }  // namespace

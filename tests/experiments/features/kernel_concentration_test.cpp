@@ -40,7 +40,7 @@ std::vector<double> errors(FeatureRequest request, const Eigen::MatrixXd& x, int
   for (int r = 0; r < replicas; ++r) {
     FeatureRequest mine = request;
     mine.replica = static_cast<std::uint64_t>(r);
-    f[r] = gaussian_kernel_errors(x, generate_features(mine), mine.sigma).frobenius;
+    f[r] = kernel_errors(x, generate_features(mine), mine.sigma).frobenius;
   }
   return f;
 }
