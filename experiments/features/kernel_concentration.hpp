@@ -4,8 +4,7 @@
 // and the compensated gas at finite β, with β fixed or β_N = b·N — and for each the relative
 // Frobenius error f of the Gram matrix on fixed points. Per ensemble, N and δ: the tail
 // P(f > δ) with its Wilson band, the empirical rates at speed N and N², and McDiarmid's bound for
-// i.i.d. features; per ensemble and δ: the measured speed, the slope of log(−log P) against
-// log N with its bootstrap interval.
+// i.i.d. features; per ensemble the measured speeds (KernelSpeed) with bootstrap intervals.
 #include <string>
 #include <vector>
 

@@ -41,6 +41,18 @@ TEST(LdpKernelCommand, WritesTheTailsSpeedsAndFigures) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "kernel_speed.gp"));
 }
 
+// Replicas spread over two MPI ranks give the same files byte for byte.
+TEST(LdpKernelCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
+  const auto dir = fresh_directory("ldp_kernel_mpi");
+  write_file(dir / "k.toml", tiny(dir / "one"));
+  ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "k.toml").string()).exit_code, 0);
+  ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "k.toml").string() + " --output " +
+                                        (dir / "two").string()),
+            0);
+  for (const char* file : {"kernel_errors.csv", "kernel_tails.csv", "kernel_speeds.csv"})
+    EXPECT_EQ(read_file(dir / "one" / file), read_file(dir / "two" / file)) << file;
+}
+
 TEST(LdpKernelCommand, BadInputStopsWithOneLineAndExitCodeTwo) {
   const auto dir = fresh_directory("ldp_kernel_bad");
   write_file(dir / "k.toml", tiny(dir / "out", "method = \"iid\"\n"));
