@@ -41,28 +41,29 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
   if (g.kernel.kind == InteractionKernel::Kind::power && g.kernel.s > 0.0 && r.n < 2)
     throw std::invalid_argument("the coulomb features need N >= 2");
   Particles particles(gaussian_features(r.n, r.dim, 1.0, r.seed, r.replica));
-  const RieszPotentialOfGaussian convolution(g.kernel, r.dim, 1.0);
-  // At β = ∞, λ only scales the energy: the gas takes λ = 1 / RMS |∇(W ∗ p)| over the starting
-  // particles, so that the tolerance is relative to the drift's scale (for s near d the drifts of
-  // λ = 1 are ~1e-11 in d = 16, below any absolute tolerance).
+  const bool finite_temperature = !std::isinf(g.beta);
+  std::shared_ptr<CompensatedConfinement> potential;
   double lambda = g.lambda;
-  if (std::isinf(g.beta)) {
+  if (finite_temperature) {
+    // The gas runs in the time s = t/β: the Langevin dynamics of β' = 1 and λ' = βλ has the same
+    // Gibbs law p^{⊗N} exp(−βλ N ℰ_N) (docs/features.md §5), and its anchor relaxes in s ~ 1
+    // whatever β (in t it took ~β).
+    lambda *= g.beta;
+    potential = std::make_shared<CompensatedConfinement>(shared_riesz_table(g.kernel, r.dim, 1.0),
+                                                         lambda, 1.0);
+  } else {
+    // At β = ∞, λ only scales the energy: the gas takes λ = 1 / RMS |∇(W ∗ p)| over the starting
+    // particles, so that the tolerance is relative to the drift's scale (for s near d the drifts
+    // of λ = 1 are ~1e-11 in d = 16, below any absolute tolerance).
+    const RieszPotentialOfGaussian convolution(g.kernel, r.dim, 1.0);
     double square = 0.0;
     for (Eigen::Index k = 0; k < r.n; ++k) {
       const double r2 = particles.positions.row(k).squaredNorm();
       square += std::pow(convolution.gradient_factor(r2), 2) * r2 / static_cast<double>(r.n);
     }
     if (square > 0.0 && std::isfinite(square)) lambda = 1.0 / std::sqrt(square);
+    potential = std::make_shared<CompensatedConfinement>(convolution, lambda, g.beta);
   }
-  // At finite β the gas runs in the time s = t/β: the Langevin dynamics of β' = 1 and λ' = βλ has
-  // the same Gibbs law p^{⊗N} exp(−βλ N ℰ_N) (docs/features.md §5), and its anchor relaxes in
-  // s ~ 1 whatever β (in t it took ~β).
-  const bool finite_temperature = !std::isinf(g.beta);
-  if (finite_temperature) lambda *= g.beta;
-  auto potential = finite_temperature
-                       ? std::make_shared<CompensatedConfinement>(
-                             shared_riesz_table(g.kernel, r.dim, 1.0), lambda, 1.0)
-                       : std::make_shared<CompensatedConfinement>(convolution, lambda, g.beta);
   ForceField forces(potential, make_blocked_pair_sum(g.kernel), lambda);
   const Domain space = Domain::whole_space(r.dim);
   FeatureDiagnostics done;

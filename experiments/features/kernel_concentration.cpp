@@ -20,12 +20,17 @@ namespace {
 
 constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
 
+// How many of the errors exceed δ.
+int exceedances(const std::vector<double>& errors, double delta) {
+  return static_cast<int>(
+      std::count_if(errors.begin(), errors.end(), [delta](double f) { return f > delta; }));
+}
+
 // log(−log P̂(f > δ)), P̂ kept inside [1/(2R), 1 − 1/(2R)] so that a resample without (or with
 // only) exceedances stays finite.
 double log_log_tail(const std::vector<double>& errors, double delta) {
   const double r = static_cast<double>(errors.size());
-  const double k = static_cast<double>(
-      std::count_if(errors.begin(), errors.end(), [&](double f) { return f > delta; }));
+  const double k = exceedances(errors, delta);
   const double p = std::clamp(k / r, 0.5 / r, 1.0 - 0.5 / r);
   return std::log(-std::log(p));
 }
@@ -79,8 +84,7 @@ void analyse_kernel_tails(const KernelConcentrationConfig& c, const Eigen::Matri
         t.n = c.ns[i];
         t.delta = delta;
         t.replicas = static_cast<int>(f.size());
-        t.exceedances = static_cast<int>(
-            std::count_if(f.begin(), f.end(), [&](double v) { return v > delta; }));
+        t.exceedances = exceedances(f, delta);
         t.probability = static_cast<double>(t.exceedances) / t.replicas;
         wilson_interval(t.exceedances, t.replicas, z, t.probability_low, t.probability_high);
         const double minus_log = t.probability > 0.0 ? -std::log(t.probability)
@@ -97,8 +101,8 @@ void analyse_kernel_tails(const KernelConcentrationConfig& c, const Eigen::Matri
       std::vector<std::vector<double>> samples;
       for (std::size_t i = 0; i < c.ns.size(); ++i) {
         const std::vector<double>& f = result.errors[e][i];
-        const auto k = std::count_if(f.begin(), f.end(), [&](double v) { return v > delta; });
-        if (k == 0 || k == static_cast<long>(f.size())) continue;
+        const int k = exceedances(f, delta);
+        if (k == 0 || k == static_cast<int>(f.size())) continue;
         ns.push_back(static_cast<double>(c.ns[i]));
         samples.push_back(f);
       }
