@@ -56,10 +56,8 @@ void read_study(TomlReader t, FeaturesStudyConfig& c) {
   c.sigma = t.number("sigma", c.sigma);
   require(t, c.sigma > 0.0 && std::isfinite(c.sigma), "sigma", "must be positive and finite");
   c.law = *spectral_law_from_name(t.choice("kernel", {"gaussian", "laplace"}, "gaussian"));
-  require(t,
-          c.law == SpectralLaw::gaussian || std::find(c.methods.begin(), c.methods.end(),
-                                                      FeatureMethod::coulomb) == c.methods.end(),
-          "methods", "coulomb is built for the gaussian kernel only");
+  // The Cauchy law of the Laplace kernel has no mean: no energy distance (s = −1).
+  if (c.law == SpectralLaw::laplace) c.exponents = {-0.5};
   c.bootstrap = positive_count(t, "bootstrap", c.bootstrap);
   c.confidence = t.number("confidence", c.confidence);
   require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
@@ -83,8 +81,12 @@ void read_points(TomlReader t, FeaturesStudyConfig& c) {
 
 void read_coulomb(TomlReader t, FeaturesStudyConfig& c) {
   c.exponents = t.numbers("s", c.exponents);
+  const double lowest = c.law == SpectralLaw::laplace ? -1.0 : -2.0;
   for (double s : c.exponents)
-    require(t, s > -2.0 && std::isfinite(s), "s", "must hold exponents above -2");
+    require(t, s > lowest && std::isfinite(s), "s",
+            c.law == SpectralLaw::laplace
+                ? "must hold exponents above -1 for the laplace kernel (its law has no mean)"
+                : "must hold exponents above -2");
   c.newtonian = t.boolean("newtonian", c.newtonian);
   require(t, !c.exponents.empty() || c.newtonian, "s",
           "needs at least one exponent unless newtonian = true");
@@ -216,9 +218,11 @@ FeaturesStudyConfig load_features_config(const std::string& path) {
 
 std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& config, int d) {
   std::vector<double> exponents;
+  const double lowest = config.law == SpectralLaw::laplace ? -1.0 : -2.0;
   for (double s : config.exponents)
     if (s < d) exponents.push_back(s);
-  if (config.newtonian && std::find(exponents.begin(), exponents.end(), d - 2.0) == exponents.end())
+  if (config.newtonian && d - 2.0 > lowest &&
+      std::find(exponents.begin(), exponents.end(), d - 2.0) == exponents.end())
     exponents.push_back(d - 2.0);
   std::vector<InteractionKernel> kernels;
   for (double s : exponents)

@@ -38,7 +38,8 @@ struct FeaturesStudyConfig {
   double point_scale = 1.0;
 
   // The coulomb candidates: the exponents `s` (0: the log kernel) and, with `newtonian`, s = d − 2
-  // in each d; one RepulsionSettings per candidate, the kernel set per d.
+  // in each d; one RepulsionSettings per candidate, the kernel set per d. Default s = −1 (the
+  // energy distance), −0.5 for the Laplace kernel, whose law has no mean (s > −1).
   std::vector<double> exponents = {-1.0};
   bool newtonian = false;
   RepulsionSettings repulsion;
@@ -75,7 +76,8 @@ FeaturesStudyConfig parse_features_config(const std::string& toml_text, const st
 FeaturesStudyConfig load_features_config(const std::string& path);
 
 // The coulomb candidates' kernels in d dimensions: each exponent with s < d (0 the log kernel,
-// −1 the linear one), then s = d − 2 with `newtonian` when not already there.
+// −1 the linear one), then s = d − 2 with `newtonian` when not already there (and the law
+// allows it).
 std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& config, int d);
 // The Riesz exponent of a candidate's kernel (the inverse of that map): 0 log, −1 linear, else s.
 double riesz_exponent(const InteractionKernel& kernel);

@@ -1,15 +1,15 @@
 #pragma once
 // Generators of random-feature frequencies ω_1..ω_N for the Gaussian kernel
-// k(x, y) = exp(−σ²|x − y|²/2), whose spectral law is p = N(0, σ² I_d) (docs/features.md), and,
-// except `coulomb`, for the Laplace kernel exp(−σ|x − y|), whose p is the multivariate Cauchy law
-// of σ Z/|g|, Z ~ N(0, I_d), g ~ N(0, 1) (docs/features.md §6):
+// k(x, y) = exp(−σ²|x − y|²/2), whose spectral law is p = N(0, σ² I_d) (docs/features.md), and
+// for the Laplace kernel exp(−σ|x − y|), whose p is the multivariate Cauchy law of σ Z/|g|,
+// Z ~ N(0, I_d), g ~ N(0, 1) (docs/features.md §6):
 //   iid         independent draws from p;
 //   orthogonal  blocks of d exactly orthogonal rows with χ_d norms (core/feature_initialisation);
 //   sobol       randomised Sobol' points (digital shift) mapped by σ Φ⁻¹ coordinate-wise;
 //   halton      randomised Halton points (Cranley–Patterson rotation) mapped the same way;
 //   coulomb     the compensated repulsive gas (features/compensated_confinement.hpp) started from
 //               i.i.d. draws: at β = ∞ its minimiser (L-BFGS), at finite β the end of a Langevin
-//               run.
+//               run; for the Laplace kernel −1 < s < d (the Cauchy law has no mean).
 // Every method's features depend on (seed, replica) only, never on the thread count.
 #include <Eigen/Dense>
 #include <cstdint>
@@ -17,20 +17,12 @@
 #include <optional>
 #include <string>
 
+#include "features/spectral_law.hpp"
 #include "physics/riesz_kernel.hpp"
 
 namespace cpm {
 
 enum class FeatureMethod { iid, orthogonal, sobol, halton, coulomb };
-
-// The kernel the frequencies are drawn for: its spectral law p.
-enum class SpectralLaw { gaussian, laplace };
-
-std::string spectral_law_name(SpectralLaw law);
-// The law of a configuration name ("gaussian", "laplace"); empty for an unknown name.
-std::optional<SpectralLaw> spectral_law_from_name(const std::string& name);
-// The kernel k(Δ) = E cos(ωᵀΔ) at |Δ|² = r2: exp(−σ² r2/2) or exp(−σ √r2).
-double spectral_kernel(SpectralLaw law, double sigma, double r2);
 
 std::string feature_method_name(FeatureMethod method);
 // The method of a configuration name; empty for an unknown name.
@@ -48,7 +40,7 @@ struct RepulsionSettings {
   int max_iterations = 100;
   // finite β: `steps` Langevin steps of size `step` in the time s = t/β, in units where p has
   // σ = 1 (the anchor relaxes in s ~ 1); above βλ = 1, βλ times as many steps of step/(βλ)
-  // (docs/features.md §5)
+  // (docs/features.md §5), and d + 1 times as many for the Laplace kernel's stiffer anchor
   int steps = 2000;
   double step = 0.01;
 };
@@ -71,8 +63,7 @@ struct FeatureDiagnostics {
   double gradient_norm = 0.0;  // β = ∞: the final RMS drift
 };
 
-// The (N, d) frequencies. Throws std::invalid_argument for an impossible request (among them
-// coulomb for the Laplace kernel, not built yet).
+// The (N, d) frequencies. Throws std::invalid_argument for an impossible request.
 Eigen::MatrixXd generate_features(const FeatureRequest& request,
                                   FeatureDiagnostics* diagnostics = nullptr);
 

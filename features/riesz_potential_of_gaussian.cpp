@@ -1,5 +1,6 @@
 #include "features/riesz_potential_of_gaussian.hpp"
 
+#include <algorithm>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/expint.hpp>
@@ -13,8 +14,40 @@ namespace cpm {
 
 namespace {
 
+// Where the asymptotic series take over from Boost's ₁F₁ (b = d/2 or d/2 + 1): their terms fall
+// below 1e-17 there before they could grow, and the exponentially small part e^{−z} is negligible.
+double asymptotic_from(double b) {
+  return std::max(1000.0, 8.0 * b * b);
+}
+
+// The asymptotic series of ₁F₁(a; b; −z) for b − a > 0 (DLMF 13.7.2 after Kummer's
+// transformation): Γ(b)/Γ(b − a) z^{−a} Σ_k (a)_k (a − b + 1)_k/(k! z^k).
+double hypergeometric_1f1_large(double a, double b, double z) {
+  double term = 1.0, sum = 1.0;
+  for (int k = 0; k < 64 && std::abs(term) > 1e-17 * std::abs(sum); ++k) {
+    term *= (a + k) * (a - b + 1.0 + k) / ((k + 1.0) * z);
+    sum += term;
+  }
+  return boost::math::tgamma_ratio(b, b - a) * std::pow(z, -a) * sum;
+}
+
+// ₁F₁(a; b; −z), z ≥ 0.
 double hypergeometric_1f1(double a, double b, double z) {
-  return boost::math::hypergeometric_1F1(a, b, z);
+  return z < asymptotic_from(b) ? boost::math::hypergeometric_1F1(a, b, -z)
+                                : hypergeometric_1f1_large(a, b, z);
+}
+
+// U + ½ log r² of the log kernel for large z: ½ Σ_{k≥1} (2 − b)_k/(k z^k), b = d/2 + 1, the
+// integral from z to ∞ of the asymptotic series of (1/d) ₁F₁(1; b; −u) − 1/(2u).
+double log_kernel_remainder(double b, double z) {
+  double pochhammer = 1.0, sum = 0.0;
+  for (int k = 1; k <= 64; ++k) {
+    pochhammer *= (2.0 - b + k - 1.0) / z;
+    const double term = pochhammer / k;
+    sum += term;
+    if (std::abs(term) <= 1e-17 * (std::abs(sum) + 1.0)) break;
+  }
+  return 0.5 * sum;
 }
 
 }  // namespace
@@ -46,21 +79,22 @@ RieszPotentialOfGaussian::RieszPotentialOfGaussian(const InteractionKernel& kern
 
 double RieszPotentialOfGaussian::value_r2(double r2) const {
   const double z = r2 / (2.0 * sigma_ * sigma_);
-  if (!log_) return prefactor_ * hypergeometric_1f1(0.5 * s_, 0.5 * d_, -z);
+  if (!log_) return prefactor_ * hypergeometric_1f1(0.5 * s_, 0.5 * d_, z);
   if (z == 0.0) return prefactor_;
   if (d_ == 2) return -0.5 * (std::log(r2) + boost::math::expint(1, z));
   const double b = 0.5 * d_ + 1.0;
+  if (z >= asymptotic_from(b)) return -0.5 * std::log(r2) + log_kernel_remainder(b, z);
   const double integral = boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
-      [b](double u) { return hypergeometric_1f1(1.0, b, -u); }, 0.0, z, 10, 1e-13);
+      [b](double u) { return hypergeometric_1f1(1.0, b, u); }, 0.0, z, 10, 1e-13);
   return prefactor_ - integral / d_;
 }
 
 double RieszPotentialOfGaussian::gradient_factor(double r2) const {
   const double z = r2 / (2.0 * sigma_ * sigma_);
   const double over_sigma2 = 1.0 / (sigma_ * sigma_);
-  if (log_) return -over_sigma2 / d_ * hypergeometric_1f1(1.0, 0.5 * d_ + 1.0, -z);
+  if (log_) return -over_sigma2 / d_ * hypergeometric_1f1(1.0, 0.5 * d_ + 1.0, z);
   return -(s_ / d_) * prefactor_ * over_sigma2 *
-         hypergeometric_1f1(0.5 * s_ + 1.0, 0.5 * d_ + 1.0, -z);
+         hypergeometric_1f1(0.5 * s_ + 1.0, 0.5 * d_ + 1.0, z);
 }
 
 double RieszPotentialOfGaussian::self_energy() const {

@@ -1,40 +1,45 @@
 #pragma once
-// U = W ∗ p and its gradient factor (features/riesz_potential_of_gaussian.hpp) tabulated once on
-// a uniform grid in u = |ω|²/σ² and interpolated by four-point Lagrange cubics: the Langevin
-// dynamics of the compensated gas evaluates them N times per step, and ₁F₁ (a quadrature of it
-// for the log kernel in d ≠ 2) costs ~10 pair interactions. Beyond the grid (|ω| > 16σ) the closed
-// forms are evaluated. Interpolation error ≲ 1e-9 relative (tests/features).
-#include <Eigen/Dense>
+// U = W ∗ p and its gradient factor (features/radial_convolution.hpp) tabulated once on a uniform
+// grid in x = log(1 + |ω|²/σ²) and interpolated by four-point Lagrange cubics: the Langevin
+// dynamics of the compensated gas evaluates them N times per step, and the exact forms cost
+// ~10 pair interactions (₁F₁) or ~200 (the Cauchy law's mixture). In x the heavy-tailed U of the
+// Cauchy law is as smooth as the Gaussian's (U ~ e^{−s x/2} far out); the grid reaches
+// |ω| = 1e8 σ, beyond which the exact forms are evaluated. Interpolation error ≲ 1e-9 relative
+// (tests/features).
 #include <memory>
 #include <vector>
 
-#include "features/riesz_potential_of_gaussian.hpp"
+#include "features/radial_convolution.hpp"
+#include "features/spectral_law.hpp"
+#include "physics/riesz_kernel.hpp"
 
 namespace cpm {
 
-class TabulatedRieszPotential {
+class TabulatedRieszPotential final : public RadialConvolution {
  public:
-  explicit TabulatedRieszPotential(RieszPotentialOfGaussian potential);
+  explicit TabulatedRieszPotential(std::shared_ptr<const RadialConvolution> exact);
 
-  double value_r2(double r2) const {
-    return interpolate(values_, r2, &RieszPotentialOfGaussian::value_r2);
+  double value_r2(double r2) const override {
+    return interpolate(values_, r2, &RadialConvolution::value_r2);
   }
-  double gradient_factor(double r2) const {
-    return interpolate(factors_, r2, &RieszPotentialOfGaussian::gradient_factor);
+  double gradient_factor(double r2) const override {
+    return interpolate(factors_, r2, &RadialConvolution::gradient_factor);
   }
-  const RieszPotentialOfGaussian& exact() const { return potential_; }
+  int dim() const override { return exact_->dim(); }
+  double sigma() const override { return exact_->sigma(); }
 
  private:
   double interpolate(const std::vector<double>& table, double r2,
-                     double (RieszPotentialOfGaussian::*exact)(double) const) const;
+                     double (RadialConvolution::*exact)(double) const) const;
 
-  RieszPotentialOfGaussian potential_;
-  double spacing_;  // in u = r²/σ²
+  std::shared_ptr<const RadialConvolution> exact_;
+  double spacing_;  // in x = log(1 + r²/σ²)
   std::vector<double> values_, factors_;
 };
 
-// One table per (kernel, d, σ) for the whole process, built on first use (thread-safe).
-std::shared_ptr<const TabulatedRieszPotential> shared_riesz_table(const InteractionKernel& kernel,
-                                                                  int dim, double sigma);
+// One table per (law, kernel, d, σ) for the whole process, built on first use (thread-safe).
+std::shared_ptr<const TabulatedRieszPotential> shared_riesz_table(
+    const InteractionKernel& kernel, int dim, double sigma,
+    SpectralLaw law = SpectralLaw::gaussian);
 
 }  // namespace cpm

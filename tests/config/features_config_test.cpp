@@ -88,16 +88,22 @@ TEST(FeaturesConfig, RejectsBadInputNamingTheKey) {
   }
 }
 
-TEST(FeaturesConfig, ReadsTheLaplaceKernelForTheFixedGenerators) {
-  const FeaturesStudyConfig c =
-      parse("[study]\nkernel = \"laplace\"\nmethods = [\"iid\", \"sobol\"]\n");
+TEST(FeaturesConfig, ReadsTheLaplaceKernelAndItsExponents) {
+  const FeaturesStudyConfig c = parse(
+      "[study]\nkernel = \"laplace\"\nmethods = [\"iid\", \"coulomb\"]\ndims = [1, 3]\n"
+      "[coulomb]\nnewtonian = true\n");
   EXPECT_EQ(c.law, SpectralLaw::laplace);
   EXPECT_EQ(parse("[study]\n").law, SpectralLaw::gaussian);
+  // The energy distance (s = −1, the Gaussian's default) does not exist for the Cauchy law, nor
+  // does the Newtonian s = d − 2 in 1D.
+  EXPECT_EQ(c.exponents, std::vector<double>{-0.5});
+  EXPECT_EQ(coulomb_candidates(c, 1).size(), 1u);
+  EXPECT_EQ(coulomb_candidates(c, 3).size(), 2u);
   try {
-    parse("[study]\nkernel = \"laplace\"\n");  // the default methods include coulomb
-    ADD_FAILURE() << "coulomb accepted for the Laplace kernel";
+    parse("[study]\nkernel = \"laplace\"\n[coulomb]\ns = [-1]\n");
+    ADD_FAILURE() << "s = -1 accepted for the Laplace kernel";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("study.methods: coulomb is built for the gaussian"),
+    EXPECT_NE(std::string(e.what()).find("coulomb.s: must hold exponents above -1 for the laplace"),
               std::string::npos)
         << e.what();
   }

@@ -121,6 +121,36 @@ TEST(RieszPotentialOfGaussian, GradientIsTheDerivativeOfTheValue) {
     }
 }
 
+// Far out (z = r²/(2σ²) ≥ 1000) the asymptotic series take over from Boost's ₁F₁: the two agree
+// across the switch, the gradient stays the derivative of the value, and Newton's theorem in 3D
+// (U = erf(r/(σ√2))/r = 1/r there) holds to the last digits at |ω| = 1e6 σ, where Boost's ₁F₁
+// was off by 1e-6.
+TEST(RieszPotentialOfGaussian, AsymptoticSeriesContinueTheClosedFormsFarOut) {
+  const std::pair<InteractionKernel, int> cases[] = {
+      {InteractionKernel::power(0.5), 3}, {InteractionKernel::power(-0.7), 2},
+      {InteractionKernel::log(), 3},      {InteractionKernel::log(), 16},
+      {InteractionKernel::power(6.0), 8}, {InteractionKernel::linear(), 16}};
+  const double sigma = 0.6, switch_r = sigma * std::sqrt(2000.0);
+  for (const auto& [k, d] : cases) {
+    const RieszPotentialOfGaussian u(k, d, sigma);
+    const double below = switch_r * (1.0 - 1e-14), above = switch_r * (1.0 + 1e-14);
+    const double value = u.value_r2(below * below), factor = u.gradient_factor(below * below);
+    EXPECT_NEAR(u.value_r2(above * above), value, 1e-11 * std::abs(value)) << k.describe();
+    EXPECT_NEAR(u.gradient_factor(above * above), factor, 1e-11 * std::abs(factor)) << k.describe();
+    for (double r : {40.0, 1e3, 1e6}) {
+      const double h = 1e-5 * r;
+      const double fd = (u.value_r2((r + h) * (r + h)) - u.value_r2((r - h) * (r - h))) / (2 * h);
+      EXPECT_NEAR(u.gradient_factor(r * r) * r, fd, 1e-6 * std::abs(fd))
+          << k.describe() << " d=" << d << " r=" << r;
+    }
+  }
+  const RieszPotentialOfGaussian newton(InteractionKernel::power(1.0), 3, sigma);
+  for (double r : {1e3, 1e6}) {
+    EXPECT_NEAR(newton.value_r2(r * r) * r, 1.0, 1e-14) << r;
+    EXPECT_NEAR(-newton.gradient_factor(r * r) * r * r * r, 1.0, 1e-14) << r;  // ∇(1/r) = −ω/r³
+  }
+}
+
 TEST(RieszPotentialOfGaussian, SelfEnergyOfTheEnergyDistanceIsMinusTheMeanDistance) {
   // E|Z − Z'| = 2σ Γ((d + 1)/2) / Γ(d/2) for Z, Z' ~ N(0, σ² I_d) independent.
   for (int d : {1, 2, 5, 16}) {
