@@ -2,12 +2,15 @@
 // [grid] section the particles run side by side with the McKean–Vlasov grid solver.
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "apps/commands.hpp"
 #include "config/run_config.hpp"
 #include "default_config.hpp"
 #include "experiments/run/particle_run.hpp"
 #include "experiments/run/side_by_side.hpp"
+#include "io/input_error.hpp"
+#include "parallel/launch_environment.hpp"
 
 namespace cpm::app {
 
@@ -38,6 +41,12 @@ Command run_command() {
           std::cout << kDefaultRunConfig;
           return;
         }
+        // One system is not split over ranks yet (docs/distributed.md): every rank would run the
+        // whole system and race for the same files.
+        if (const int ranks = launched_ranks(); ranks > 1)
+          throw InputError("cpm run: started on " + std::to_string(ranks) +
+                           " MPI ranks, but one system does not yet spread over ranks: run it on "
+                           "one rank (cpm converge and cpm ldp spread their replicas)");
         RunConfig config = options->config.empty()
                                ? parse_run_config(kDefaultRunConfig, "embedded default")
                                : load_run_config(options->config);

@@ -11,7 +11,7 @@ packages=(
   libeigen3-dev libboost-dev
   libhdf5-dev
   libvtk9-dev
-  libfftw3-dev libxsimd-dev
+  libfftw3-dev libfftw3-mpi-dev libxsimd-dev
   libopenmpi-dev openmpi-bin
   libtomlplusplus-dev libcli11-dev
   zlib1g-dev

@@ -1,0 +1,92 @@
+#include "parallel/particle_migration.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace cpm {
+
+namespace {
+
+// Exclusive prefix sums of counts.
+void offsets_of(const std::vector<int>& counts, std::vector<int>& offsets) {
+  offsets.resize(counts.size());
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+}
+
+}  // namespace
+
+ParticleMigration::ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator)
+    : decomposition_(decomposition), communicator_(communicator) {
+  int size = 0;
+  MPI_Comm_size(communicator_, &size);
+  MPI_Comm_rank(communicator_, &rank_);
+  if (size != decomposition_.ranks())
+    throw std::invalid_argument("particle migration: the decomposition has " +
+                                std::to_string(decomposition_.ranks()) + " slabs for " +
+                                std::to_string(size) + " ranks");
+}
+
+long ParticleMigration::migrate(LocalParticles& particles) {
+  const int ranks = decomposition_.ranks();
+  const long n = particles.positions.rows();
+  const int d = static_cast<int>(particles.positions.cols());
+  if (static_cast<long>(particles.ids.size()) != n)
+    throw std::invalid_argument("particle migration: one id per row needed");
+
+  // Pack the rows by destination, in their local order (rows staying here included).
+  destination_.resize(n);
+  send_counts_.assign(ranks, 0);
+  for (long k = 0; k < n; ++k) {
+    destination_[k] = decomposition_.owner(particles.positions(k, 0));
+    ++send_counts_[destination_[k]];
+  }
+  offsets_of(send_counts_, send_offsets_);
+  send_ids_.resize(n);
+  send_coordinates_.resize(static_cast<std::size_t>(n) * d);
+  cursor_ = send_offsets_;
+  for (long k = 0; k < n; ++k) {
+    const int slot = cursor_[destination_[k]]++;
+    send_ids_[slot] = particles.ids[k];
+    for (int a = 0; a < d; ++a)
+      send_coordinates_[static_cast<std::size_t>(slot) * d + a] = particles.positions(k, a);
+  }
+
+  receive_counts_.resize(ranks);
+  MPI_Alltoall(send_counts_.data(), 1, MPI_INT, receive_counts_.data(), 1, MPI_INT, communicator_);
+  offsets_of(receive_counts_, receive_offsets_);
+  const long received = std::accumulate(receive_counts_.begin(), receive_counts_.end(), 0L);
+  receive_ids_.resize(received);
+  MPI_Alltoallv(send_ids_.data(), send_counts_.data(), send_offsets_.data(), MPI_UINT64_T,
+                receive_ids_.data(), receive_counts_.data(), receive_offsets_.data(), MPI_UINT64_T,
+                communicator_);
+  coordinate_counts_.resize(ranks);
+  received_coordinate_counts_.resize(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    coordinate_counts_[r] = send_counts_[r] * d;
+    received_coordinate_counts_[r] = receive_counts_[r] * d;
+  }
+  offsets_of(coordinate_counts_, coordinate_offsets_);
+  offsets_of(received_coordinate_counts_, received_coordinate_offsets_);
+  receive_coordinates_.resize(static_cast<std::size_t>(received) * d);
+  MPI_Alltoallv(send_coordinates_.data(), coordinate_counts_.data(), coordinate_offsets_.data(),
+                MPI_DOUBLE, receive_coordinates_.data(), received_coordinate_counts_.data(),
+                received_coordinate_offsets_.data(), MPI_DOUBLE, communicator_);
+
+  // The received rows sorted by id.
+  order_.resize(received);
+  std::iota(order_.begin(), order_.end(), 0L);
+  std::sort(order_.begin(), order_.end(),
+            [&](long a, long b) { return receive_ids_[a] < receive_ids_[b]; });
+  particles.ids.resize(received);
+  if (particles.positions.rows() != received) particles.positions.resize(received, d);
+  for (long k = 0; k < received; ++k) {
+    particles.ids[k] = receive_ids_[order_[k]];
+    for (int a = 0; a < d; ++a)
+      particles.positions(k, a) = receive_coordinates_[static_cast<std::size_t>(order_[k]) * d + a];
+  }
+  return n - send_counts_[rank_];
+}
+
+}  // namespace cpm

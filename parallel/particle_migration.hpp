@@ -1,0 +1,46 @@
+#pragma once
+// Particles move between the slabs of a SlabDecomposition (docs/distributed.md §2):
+// after a step each rank sends the rows whose first coordinate left its slab to their new owner
+// (one MPI_Alltoall of counts, one MPI_Alltoallv each for the ids and the coordinates). The rows
+// a rank holds afterwards are sorted by particle id, so the local order, and with it every sum
+// over local particles, depends on the particles alone, never on where they came from. The
+// communication buffers are kept between calls (they grow, never shrink); the positions matrix is
+// resized when the local count changes.
+#include <mpi.h>
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "parallel/slab_decomposition.hpp"
+
+namespace cpm {
+
+// A rank's share of the particles: row k is particle ids[k].
+struct LocalParticles {
+  std::vector<std::uint64_t> ids;
+  Eigen::MatrixXd positions;  // (local N, d)
+};
+
+class ParticleMigration {
+ public:
+  // `decomposition` must have one slab per rank of `communicator`.
+  ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator);
+
+  // Sends every row to its owner; returns the number of rows this rank sent away.
+  long migrate(LocalParticles& particles);
+
+ private:
+  SlabDecomposition decomposition_;
+  MPI_Comm communicator_;
+  int rank_ = 0;
+  std::vector<int> destination_, send_counts_, receive_counts_, send_offsets_, receive_offsets_,
+      cursor_;
+  std::vector<int> coordinate_counts_, coordinate_offsets_, received_coordinate_counts_,
+      received_coordinate_offsets_;
+  std::vector<std::uint64_t> send_ids_, receive_ids_;
+  std::vector<double> send_coordinates_, receive_coordinates_;
+  std::vector<long> order_;
+};
+
+}  // namespace cpm
