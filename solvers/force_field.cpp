@@ -7,7 +7,7 @@ ForceField::ForceField(std::shared_ptr<const ExternalPotential> potential,
     : potential_(std::move(potential)), interaction_(std::move(interaction)), lambda_(lambda) {}
 
 void ForceField::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& drift, EnergyTerms* energy) {
-  const double n = static_cast<double>(x.rows());
+  const double n = interaction_->system_size(x.rows());  // N of the whole system
   if (drift.rows() != x.rows() || drift.cols() != x.cols()) drift.resize(x.rows(), x.cols());
   if (pair_gradient_.rows() != x.rows() || pair_gradient_.cols() != x.cols())
     pair_gradient_.resize(x.rows(), x.cols());
@@ -18,7 +18,7 @@ void ForceField::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& drift, Energ
     drift += (lambda_ / n) * pair_gradient_;
   }
   if (energy) {
-    energy->external = potential_values_.sum() / n;
+    energy->external = interaction_->total(potential_values_.sum()) / n;
     energy->interaction = lambda_ * pair_energy / (2.0 * n * n);
   }
 }

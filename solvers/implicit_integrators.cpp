@@ -183,7 +183,7 @@ void ImplicitLangevinIntegrator::step(Particles& particles) {
   if (noise != 0.0)
     for (Eigen::Index k = 0; k < n; ++k) {
       RandomStream stream(parameters_.seed, RandomPurpose::langevin_noise, parameters_.replica,
-                          static_cast<std::uint64_t>(k), steps_);
+                          particles.id(k), steps_);
       for (Eigen::Index a = 0; a < d; ++a) anchor_(k, a) += noise * stream.normal();
     }
   y_ = x;  // the current positions: finite energy, and the solution as η → 0

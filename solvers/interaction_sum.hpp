@@ -19,6 +19,12 @@ class InteractionSum {
   virtual void compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& gradient,
                        double* pair_energy) = 0;
   virtual std::string name() const = 0;
+
+  // One system spread over ranks (solvers/distributed_pair_sum.hpp) holds a share of the
+  // particles in x: these give the whole system's N and totals over every rank (collectives
+  // there; here the identity).
+  virtual double system_size(Eigen::Index rows) { return static_cast<double>(rows); }
+  virtual double total(double local) { return local; }
 };
 
 // The plain scalar double loop, written for clarity: the reference every fast path is tested

@@ -31,7 +31,7 @@ void LangevinIntegrator::step(Particles& particles) {
 #pragma omp parallel for schedule(static) if (n * d > kParallelEntries)
     for (Eigen::Index k = 0; k < n; ++k) {
       RandomStream stream(parameters_.seed, RandomPurpose::langevin_noise, parameters_.replica,
-                          static_cast<std::uint64_t>(k), steps_);
+                          particles.id(k), steps_);
       for (Eigen::Index a = 0; a < d; ++a) x(k, a) += -eta * drift_(k, a) + noise * stream.normal();
     }
   }
