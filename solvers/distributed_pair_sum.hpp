@@ -3,17 +3,18 @@
 // §3): each rank holds a share of the particles (any split; the rows of its Particles), computes
 // the pairs inside its share with the blocked sum (solvers/blocked_pair_sum.hpp), and the shares
 // pass round a ring, P − 1 shifts of MPI_Sendrecv, each rank adding the interactions of every
-// visiting share onto its own rows. Memory per rank: its share and one visiting share. It is an
-// InteractionSum on the local rows, so ForceField and the integrators use it unchanged (with the
-// particles' ids keying the noise). The gradient of a row is that of one process to rounding
-// (the sums run in another order; ≤ 1e-12 relative in the tests); the pair energy, summed over
-// every rank, is the same on each.
+// visiting share onto its own rows (the same SIMD evaluators, one register of sources at a time).
+// Memory per rank: its share and one visiting share. It is an InteractionSum on the local rows, so
+// ForceField and the integrators use it unchanged (with the particles' ids keying the noise). The
+// gradient of a row is that of one process to rounding (the sums run in another order; ≤ 1e-12
+// relative in the tests); the pair energy, summed over every rank, is the same on each.
 #include <mpi.h>
 
 #include <memory>
 #include <vector>
 
 #include "solvers/interaction_sum.hpp"
+#include "solvers/simd_math.hpp"
 
 namespace cpm {
 
@@ -34,7 +35,8 @@ class DistributedPairSum final : public InteractionSum {
   MPI_Comm communicator_;
   int rank_ = 0, ranks_ = 1;
   std::vector<int> counts_;
-  std::vector<double> held_, arriving_;  // row-major shares on the ring
+  std::vector<double> held_, arriving_;  // coordinate-major shares on the ring
+  std::vector<SimdDouble> scratch_;      // per thread: the target row and its sums
   std::vector<double> row_energy_;
 };
 
