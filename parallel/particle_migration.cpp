@@ -28,7 +28,7 @@ ParticleMigration::ParticleMigration(SlabDecomposition decomposition, MPI_Comm c
                                 std::to_string(size) + " ranks");
 }
 
-long ParticleMigration::migrate(LocalParticles& particles) {
+long ParticleMigration::migrate(Particles& particles) {
   const int ranks = decomposition_.ranks();
   const long n = particles.positions.rows();
   const int d = static_cast<int>(particles.positions.cols());

@@ -8,27 +8,22 @@
 // resized when the local count changes.
 #include <mpi.h>
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
 
+#include "core/particles.hpp"
 #include "parallel/slab_decomposition.hpp"
 
 namespace cpm {
-
-// A rank's share of the particles: row k is particle ids[k].
-struct LocalParticles {
-  std::vector<std::uint64_t> ids;
-  Eigen::MatrixXd positions;  // (local N, d)
-};
 
 class ParticleMigration {
  public:
   // `decomposition` must have one slab per rank of `communicator`.
   ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator);
 
-  // Sends every row to its owner; returns the number of rows this rank sent away.
-  long migrate(LocalParticles& particles);
+  // Sends every row to its owner; returns the number of rows this rank sent away. A rank's share
+  // of the particles carries their ids (one per row).
+  long migrate(Particles& particles);
 
  private:
   SlabDecomposition decomposition_;

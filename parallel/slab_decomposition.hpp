@@ -4,8 +4,6 @@
 // ranks 0, 1, …, so the last ranks may own fewer planes or none. A particle belongs to the rank
 // whose planes hold its first coordinate (cell-centred planes of width h = (upper − lower)/n₀;
 // coordinates outside the box go to the first or the last rank with planes).
-#include <Eigen/Dense>
-
 namespace cpm {
 
 class SlabDecomposition {

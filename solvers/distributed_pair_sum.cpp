@@ -11,8 +11,6 @@ namespace cpm {
 
 namespace {
 
-// Adds Σ_j ∇W(x_k − y_j) to row k of `gradient` for the m row-major sources y, and returns
-// Σ_k Σ_j W(x_k − y_j) when `energy` is set (per-row sums in `row_energy`, in a fixed order).
 // Adds Σ_j ∇W(x_k − y_j) to row k of `gradient` for the m sources y, held coordinate-major
 // (coordinate a of source j at y[a · stride + j]), one SIMD register of sources at a time; returns
 // Σ_k Σ_j W(x_k − y_j) when Energy (per-row sums in `row_energy`, added in row order). `scratch`

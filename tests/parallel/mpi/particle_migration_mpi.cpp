@@ -50,7 +50,7 @@ TEST(ParticleMigrationMpi, EveryParticleEndsOnItsOwnerOnceInIdOrder) {
   const std::uint64_t n = 1000;
   const SlabDecomposition slabs(0.0, 2.0, 32, ranks);
   ParticleMigration migration(slabs, MPI_COMM_WORLD);
-  LocalParticles local;
+  Particles local;
   for (std::uint64_t k = rank; k < n; k += ranks) local.ids.push_back(k);
   local.positions.resize(static_cast<Eigen::Index>(local.ids.size()), d);
   for (int round = 0; round < 3; ++round) {
@@ -79,7 +79,7 @@ TEST(ParticleMigrationMpi, EveryParticleEndsOnItsOwnerOnceInIdOrder) {
 TEST(ParticleMigrationMpi, RefusesADecompositionForAnotherRankCount) {
   EXPECT_THROW(ParticleMigration(SlabDecomposition(0.0, 1.0, 8, world_size() + 1), MPI_COMM_WORLD),
                std::invalid_argument);
-  LocalParticles mismatched;
+  Particles mismatched;
   mismatched.positions.resize(2, 2);
   ParticleMigration migration(SlabDecomposition(0.0, 1.0, 8, world_size()), MPI_COMM_WORLD);
   EXPECT_THROW(migration.migrate(mismatched), std::invalid_argument);
