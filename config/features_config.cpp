@@ -27,6 +27,12 @@ std::vector<Eigen::Index> feature_counts(TomlReader& t, const std::string& key,
   return counts;
 }
 
+// The coulomb exponents must exceed this: −2 for W ∗ p to exist against the Gaussian law, −1
+// against the Cauchy law of the Laplace kernel (it has no mean).
+double lowest_exponent(SpectralLaw law) {
+  return law == SpectralLaw::laplace ? -1.0 : -2.0;
+}
+
 void read_study(TomlReader t, FeaturesStudyConfig& c) {
   std::vector<std::string> names;
   for (FeatureMethod m : c.methods) names.push_back(feature_method_name(m));
@@ -81,7 +87,7 @@ void read_points(TomlReader t, FeaturesStudyConfig& c) {
 
 void read_coulomb(TomlReader t, FeaturesStudyConfig& c) {
   c.exponents = t.numbers("s", c.exponents);
-  const double lowest = c.law == SpectralLaw::laplace ? -1.0 : -2.0;
+  const double lowest = lowest_exponent(c.law);
   for (double s : c.exponents)
     require(t, s > lowest && std::isfinite(s), "s",
             c.law == SpectralLaw::laplace
@@ -218,10 +224,9 @@ FeaturesStudyConfig load_features_config(const std::string& path) {
 
 std::vector<InteractionKernel> coulomb_candidates(const FeaturesStudyConfig& config, int d) {
   std::vector<double> exponents;
-  const double lowest = config.law == SpectralLaw::laplace ? -1.0 : -2.0;
   for (double s : config.exponents)
     if (s < d) exponents.push_back(s);
-  if (config.newtonian && d - 2.0 > lowest &&
+  if (config.newtonian && d - 2.0 > lowest_exponent(config.law) &&
       std::find(exponents.begin(), exponents.end(), d - 2.0) == exponents.end())
     exponents.push_back(d - 2.0);
   std::vector<InteractionKernel> kernels;

@@ -22,7 +22,7 @@ struct FeaturesStudyConfig {
   std::uint64_t seed = 1;
   double sigma = 1.0;  // k(x, y) = exp(−σ²|x − y|²/2): p = N(0, σ² I)
   // `kernel`: the Gaussian kernel above or the Laplace kernel exp(−σ|x − y|) (p: multivariate
-  // Cauchy; every method but coulomb)
+  // Cauchy; coulomb needs s > −1 there)
   SpectralLaw law = SpectralLaw::gaussian;
   int bootstrap = 1000;
   double confidence = 0.95;

@@ -18,7 +18,9 @@ constexpr int kIntervals = 1 << 14;
 }  // namespace
 
 TabulatedRieszPotential::TabulatedRieszPotential(std::shared_ptr<const RadialConvolution> exact)
-    : exact_(std::move(exact)), spacing_(kLastX / kIntervals) {
+    : exact_(std::move(exact)),
+      inverse_sigma2_(1.0 / (exact_->sigma() * exact_->sigma())),
+      spacing_(kLastX / kIntervals) {
   const double sigma2 = exact_->sigma() * exact_->sigma();
   values_.resize(kIntervals + 1);
   factors_.resize(kIntervals + 1);
@@ -33,7 +35,7 @@ TabulatedRieszPotential::TabulatedRieszPotential(std::shared_ptr<const RadialCon
 double TabulatedRieszPotential::interpolate(const std::vector<double>& table, double r2,
                                             double (RadialConvolution::*exact)(double)
                                                 const) const {
-  const double x = std::log1p(r2 / (exact_->sigma() * exact_->sigma())) / spacing_;
+  const double x = std::log1p(r2 * inverse_sigma2_) / spacing_;
   if (!(x < kIntervals)) return ((*exact_).*exact)(r2);
   // The Lagrange cubic through nodes j .. j + 3, centred on the interval of x where it can be.
   const int j = std::clamp(static_cast<int>(x) - 1, 0, kIntervals - 3);

@@ -33,7 +33,8 @@ class TabulatedRieszPotential final : public RadialConvolution {
                      double (RadialConvolution::*exact)(double) const) const;
 
   std::shared_ptr<const RadialConvolution> exact_;
-  double spacing_;  // in x = log(1 + r²/σ²)
+  double inverse_sigma2_;  // 1/σ²
+  double spacing_;         // in x = log(1 + r²/σ²)
   std::vector<double> values_, factors_;
 };
 
