@@ -11,6 +11,7 @@
 #include "experiments/run/side_by_side.hpp"
 #include "io/input_error.hpp"
 #include "parallel/launch_environment.hpp"
+#include "parallel/rank_group.hpp"
 
 namespace cpm::app {
 
@@ -41,21 +42,29 @@ Command run_command() {
           std::cout << kDefaultRunConfig;
           return;
         }
-        // One system is not split over ranks yet (docs/distributed.md): every rank would run the
-        // whole system and race for the same files.
-        if (const int ranks = launched_ranks(); ranks > 1)
-          throw InputError("cpm run: started on " + std::to_string(ranks) +
-                           " MPI ranks, but one system does not yet spread over ranks: run it on "
-                           "one rank (cpm converge and cpm ldp spread their replicas)");
-        RunConfig config = options->config.empty()
-                               ? parse_run_config(kDefaultRunConfig, "embedded default")
-                               : load_run_config(options->config);
+        // Under mpirun the ranks hold one system between them (docs/distributed.md §4); the
+        // first rank writes the output and reports a failure of any rank.
+        std::unique_ptr<MpiEnvironment> mpi;
+        RankGroup ranks;
+        if (launched_ranks() > 1) {
+          mpi = std::make_unique<MpiEnvironment>();
+          ranks = RankGroup(MPI_COMM_WORLD);
+        }
+        RunConfig config;
+        ranks.agree([&] {
+          config = options->config.empty() ? parse_run_config(kDefaultRunConfig, "embedded default")
+                                           : load_run_config(options->config);
+          if (config.grid && ranks.spread())
+            throw InputError(config.source +
+                             ": grid: the side-by-side run with the grid solver does not spread "
+                             "over MPI ranks yet; run it on one rank");
+        });
         if (!options->output.empty()) config.output.directory = options->output;
         options->run.progress = !options->quiet;
         if (config.grid)
           run_side_by_side(config, options->run);
         else
-          run_particles(config, options->run);
+          run_particles(config, options->run, ranks);
       }};
 }
 

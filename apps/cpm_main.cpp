@@ -9,6 +9,7 @@
 #include "core/stop_request.hpp"
 #include "io/build_info.hpp"
 #include "io/input_error.hpp"
+#include "parallel/rank_group.hpp"
 
 namespace {
 
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
+  } catch (const cpm::AgreedFailure& e) {  // one system over MPI ranks: the first rank reports
+    if (e.report()) std::cerr << "cpm: " << e.what() << '\n';
+    return e.exit_code();
   } catch (const cpm::StopRequested& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return e.exit_code();

@@ -49,12 +49,22 @@ std::string InitialLaw::describe() const {
 
 Particles sample_particles(const InitialLaw& law, Eigen::Index n, std::uint64_t seed,
                            std::uint64_t replica) {
+  Particles p = sample_particle_ids(law, 0, n, seed, replica);
+  p.ids = {};  // row k is particle k
+  return p;
+}
+
+Particles sample_particle_ids(const InitialLaw& law, std::uint64_t first_id, Eigen::Index n,
+                              std::uint64_t seed, std::uint64_t replica) {
   const Eigen::Index d =
       law.kind == InitialLaw::Kind::uniform_box ? law.lower.size() : law.centre.size();
   Particles p(n, d);
+  p.ids.resize(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static)
   for (Eigen::Index k = 0; k < n; ++k) {
-    RandomStream s(seed, RandomPurpose::initial_positions, replica, static_cast<std::uint64_t>(k));
+    const std::uint64_t id = first_id + static_cast<std::uint64_t>(k);
+    p.ids[static_cast<std::size_t>(k)] = id;
+    RandomStream s(seed, RandomPurpose::initial_positions, replica, id);
     switch (law.kind) {
       case InitialLaw::Kind::gaussian:
         for (Eigen::Index a = 0; a < d; ++a)

@@ -24,5 +24,9 @@ struct InitialLaw {
 // sample does not depend on the thread count.
 Particles sample_particles(const InitialLaw& law, Eigen::Index n, std::uint64_t seed,
                            std::uint64_t replica);
+// The n particles with ids first_id, …, first_id + n − 1 of that sample, ids recorded: a rank's
+// share of a system spread over ranks (the shares of all ranks together are the sample).
+Particles sample_particle_ids(const InitialLaw& law, std::uint64_t first_id, Eigen::Index n,
+                              std::uint64_t seed, std::uint64_t replica);
 
 }  // namespace cpm

@@ -7,6 +7,7 @@
 #include "io/density_file.hpp"
 #include "io/input_error.hpp"
 #include "solvers/blocked_pair_sum.hpp"
+#include "solvers/distributed_pair_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/grid_density.hpp"
 #include "solvers/implicit_integrators.hpp"
@@ -43,11 +44,32 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
   throw std::invalid_argument("interaction method '" + method + "' is not available");
 }
 
+namespace {
+
+// What a system spread over ranks can run so far (docs/distributed.md §4).
+std::unique_ptr<InteractionSum> make_spread_interaction_sum(const ParticleSystemSpec& spec) {
+  const std::string ranks = " on " + std::to_string(spec.ranks.size()) + " MPI ranks";
+  if (spec.interaction.method == "mesh")
+    throw InputError(spec.source + ": " + spec.section +
+                     ".method: the particle-mesh sum does not spread over MPI ranks yet; use "
+                     "method = \"direct\"" +
+                     ranks + ", or one rank");
+  if (spec.dynamics.integrator != "langevin")
+    throw InputError(spec.source + ": dynamics.integrator: " + spec.dynamics.integrator +
+                     " does not spread over MPI ranks yet; use \"langevin\"" + ranks +
+                     ", or one rank");
+  return std::make_unique<DistributedPairSum>(spec.interaction.kernel, spec.ranks.communicator());
+}
+
+}  // namespace
+
 ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64_t replica) {
   ParticleSystem system;
   system.forces = std::make_unique<ForceField>(
       spec.potential,
-      make_interaction_sum(spec.interaction, spec.domain, spec.n, spec.source, spec.section),
+      spec.ranks.spread()
+          ? make_spread_interaction_sum(spec)
+          : make_interaction_sum(spec.interaction, spec.domain, spec.n, spec.source, spec.section),
       spec.interaction.lambda);
   const DynamicsConfig& d = spec.dynamics;
   const bool minimize = d.integrator == "minimize";

@@ -7,6 +7,7 @@
 #include "config/run_config.hpp"
 #include "core/grid.hpp"
 #include "core/particles.hpp"
+#include "parallel/rank_group.hpp"
 #include "physics/external_potential.hpp"
 #include "solvers/drift_jacobian.hpp"
 #include "solvers/energy_minimizer.hpp"
@@ -31,6 +32,7 @@ struct ParticleSystemSpec {
   std::uint64_t seed = 1;               // keys the Langevin noise
   std::string source;                   // names the configuration in error messages
   std::string section = "interaction";  // the section `interaction` was read from
+  RankGroup ranks{};                    // the ranks that hold the particles between them
 };
 
 // A force field and the integrator that moves particles through it (which refers to it), with
@@ -48,7 +50,9 @@ struct ParticleSystem {
 // dynamics.integrator: langevin, gradient_flow (odeint), implicit_gradient_flow,
 // implicit_langevin, minimize (docs/numerics.md §3.4, §3.9, §3.10); `replica` keys the noise
 // streams of independent copies. Throws InputError for integrator = "minimize" with
-// method = "mesh" (its forces are not the gradient of its energy).
+// method = "mesh" (its forces are not the gradient of its energy). A system spread over ranks
+// (spec.ranks) takes the distributed direct sum (solvers/distributed_pair_sum.hpp) and the
+// Langevin integrator; other methods and integrators are refused with an InputError there.
 ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64_t replica);
 ParticleSystemSpec particle_system_spec(const RunConfig& config);
 

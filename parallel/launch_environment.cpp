@@ -1,5 +1,7 @@
 #include "parallel/launch_environment.hpp"
 
+#include <mpi.h>
+
 #include <cstdlib>
 
 namespace cpm {
@@ -11,6 +13,22 @@ int launched_ranks() {
       if (ranks >= 1) return ranks;
     }
   return 1;
+}
+
+MpiEnvironment::MpiEnvironment() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    owns_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiEnvironment::~MpiEnvironment() {
+  if (owns_) MPI_Finalize();
 }
 
 }  // namespace cpm

@@ -4,27 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <numbers>
 #include <stdexcept>
+
+#include "solvers/fftw_planner.hpp"
 
 namespace cpm {
 
 namespace {
-
-// FFTW's planner is global state: initialise threads once and serialise planning.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-void initialise_fftw_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    fftw_init_threads();
-    fftw_make_planner_thread_safe();
-  });
-}
 
 Eigen::Index product(const Eigen::VectorXi& v) {
   Eigen::Index p = 1;
@@ -50,7 +37,7 @@ void for_each_row(const Eigen::VectorXi& cells, const Eigen::VectorXi& padded, F
 
 std::string export_fft_wisdom() {
   initialise_fftw_threads();
-  std::lock_guard<std::mutex> lock(planner_mutex());
+  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   char* text = fftw_export_wisdom_to_string();
   if (!text) return "";
   std::string wisdom(text);
@@ -60,7 +47,7 @@ std::string export_fft_wisdom() {
 
 bool import_fft_wisdom(const std::string& wisdom) {
   initialise_fftw_threads();
-  std::lock_guard<std::mutex> lock(planner_mutex());
+  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   return fftw_import_wisdom_from_string(wisdom.c_str()) != 0;
 }
 
@@ -86,7 +73,7 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
   const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   initialise_fftw_threads();
   {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     fftw_plan_with_nthreads(padded_size_ >= (1 << 15) ? omp_get_max_threads() : 1);
     forward_ = fftw_plan_dft_r2c(d, shape, padded_in_, spectrum_, flags);
     backward_ = fftw_plan_dft_c2r(d, shape, spectrum_, padded_out_, flags);
@@ -131,7 +118,7 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
 
 FftConvolution::~FftConvolution() {
   {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     if (forward_) fftw_destroy_plan(forward_);
     if (backward_) fftw_destroy_plan(backward_);
   }

@@ -16,18 +16,23 @@ struct CommandResult {
   std::string standard_error;
 };
 
-// `arguments` is appended to the binary path verbatim (quote paths yourself).
-inline CommandResult run_cpm(const std::string& arguments) {
+// Runs `launcher` + the binary + `arguments` in a shell.
+inline CommandResult run_cpm_with(const std::string& launcher, const std::string& arguments) {
   const std::filesystem::path err = std::filesystem::temp_directory_path() /
                                     ("cpm_stderr_" + std::to_string(::getpid()) + ".txt");
   const std::string command =
-      std::string(CPM_BINARY) + " " + arguments + " >/dev/null 2>" + err.string();
+      launcher + CPM_BINARY + " " + arguments + " >/dev/null 2>" + err.string();
   const int status = std::system(command.c_str());
   std::ifstream in(err);
   std::stringstream text;
   text << in.rdbuf();
   std::filesystem::remove(err);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+// `arguments` is appended to the binary path verbatim (quote paths yourself).
+inline CommandResult run_cpm(const std::string& arguments) {
+  return run_cpm_with("", arguments);
 }
 
 // A fresh, empty temporary directory named after the test.
@@ -53,15 +58,14 @@ inline std::string read_file(const std::filesystem::path& path) {
 
 // Runs `cpm <arguments>` under `mpirun -np <ranks>` with a clean environment (a parent process
 // that initialised MPI would otherwise confuse mpirun) but the sanitizers' options (`make
-// sanitize`); returns mpirun's exit code.
-inline int run_cpm_mpi(int ranks, const std::string& arguments) {
-  const std::string command =
+// sanitize`); mpirun's exit code and the ranks' standard error.
+inline CommandResult run_cpm_mpi(int ranks, const std::string& arguments) {
+  return run_cpm_with(
       "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}\" mpirun "
       "--oversubscribe -np " +
-      std::to_string(ranks) + " " + CPM_BINARY + " " + arguments + " > /dev/null 2>&1";
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+          std::to_string(ranks) + " ",
+      arguments);
 }
 
 }  // namespace cpm::testing

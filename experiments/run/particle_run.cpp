@@ -1,20 +1,46 @@
 #include "experiments/run/particle_run.hpp"
 
+#include <memory>
+
 #include "core/initial_law.hpp"
-#include "core/observables.hpp"
 #include "experiments/run/run_output.hpp"
+#include "parallel/ensemble_reductions.hpp"
 
 namespace cpm {
 
-ParticleRun::ParticleRun(const RunConfig& config)
+namespace {
+
+ParticleSystemSpec spread_spec(const RunConfig& config, const RankGroup& ranks) {
+  ParticleSystemSpec spec = particle_system_spec(config);
+  spec.ranks = ranks;
+  return spec;
+}
+
+Particles initial_particles(const RunConfig& config, const RankGroup& ranks) {
+  if (!ranks.spread()) return sample_particles(config.initial, config.n, config.seed, 0);
+  const IdRange share = ranks.share(static_cast<std::uint64_t>(config.n));
+  return sample_particle_ids(config.initial, share.first, static_cast<Eigen::Index>(share.count),
+                             config.seed, 0);
+}
+
+}  // namespace
+
+ParticleRun::ParticleRun(const RunConfig& config, RankGroup ranks)
     : config_(config),
-      system_(build_particle_system(particle_system_spec(config), 0)),
-      particles_(sample_particles(config.initial, config.n, config.seed, 0)) {
+      ranks_(ranks),
+      system_(build_particle_system(spread_spec(config, ranks), 0)),
+      particles_(initial_particles(config, ranks)) {
   config.domain.project_all(particles_.positions);
 }
 
 void ParticleRun::restore(const Checkpoint& checkpoint) {
-  particles_.positions = checkpoint.positions;
+  // The checkpoint holds every particle in id order, whatever the ranks that wrote it.
+  if (ranks_.spread())
+    particles_.positions = checkpoint.positions.middleRows(
+        static_cast<Eigen::Index>(ranks_.share(static_cast<std::uint64_t>(config_.n)).first),
+        particles_.size());
+  else
+    particles_.positions = checkpoint.positions;
   system_.integrator->restore_state(checkpoint.state.solver_state);
   time_ = checkpoint.state.time;
 }
@@ -33,10 +59,10 @@ std::vector<double> ParticleRun::measure() {
   const Eigen::MatrixXd& x = particles_.positions;
   const int d = config_.domain.dim();
   const EnergyTerms e = system_.forces->energy(x);
-  const Eigen::VectorXd mean = ensemble_mean(x);
-  const Eigen::MatrixXd cov = ensemble_covariance(x);
+  const Eigen::VectorXd mean = ensemble_mean(x, ranks_);
+  const Eigen::MatrixXd cov = ensemble_covariance(x, mean, ranks_);
   std::vector<double> row = {time_, e.external, e.interaction, e.total(),
-                             radial_extent(x, config_.domain.centre())};
+                             radial_extent(x, config_.domain.centre(), ranks_)};
   for (int a = 0; a < d; ++a) row.push_back(mean[a]);
   for (int a = 0; a < d; ++a)
     for (int b = a; b < d; ++b) row.push_back(cov(a, b));
@@ -50,10 +76,13 @@ void ParticleRun::draw_figures(const std::string& dir) const {
                    "value", false);
 }
 
-void run_particles(const RunConfig& config, const RunOptions& options) {
-  restore_fft_plans(options.restart);  // the mesh sum's FFT plans, as the run it continues
-  ParticleRun run(config);
-  run_loop(config, options, run);
+void run_particles(const RunConfig& config, const RunOptions& options, const RankGroup& ranks) {
+  std::unique_ptr<ParticleRun> run;
+  ranks.agree([&] {
+    restore_fft_plans(options.restart);  // the mesh sum's FFT plans, as the run it continues
+    run = std::make_unique<ParticleRun>(config, ranks);
+  });
+  run_loop(config, options, *run);
 }
 
 }  // namespace cpm

@@ -1,6 +1,7 @@
 #pragma once
 // `cpm run` without a [grid] section: the particle system evolves from its initial law (or from
-// a checkpoint) and records its energy terms, radial extent, mean and covariance.
+// a checkpoint) and records its energy terms, radial extent, mean and covariance. Spread over MPI
+// ranks, each rank holds a contiguous block of the particle ids (docs/distributed.md §4).
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace cpm {
 
 class ParticleRun final : public RunSystem {
  public:
-  explicit ParticleRun(const RunConfig& config);
+  explicit ParticleRun(const RunConfig& config, RankGroup ranks = {});
 
   void advance_to(double t) override {
     system_.integrator->advance_to(particles_, t);
@@ -28,16 +29,19 @@ class ParticleRun final : public RunSystem {
   ForceField& forces() override { return *system_.forces; }
   ParticleIntegrator& particle_integrator() override { return *system_.integrator; }
   void draw_figures(const std::string& directory) const override;
+  const RankGroup& ranks() const override { return ranks_; }
 
  private:
   RunConfig config_;
+  RankGroup ranks_;
   ParticleSystem system_;
   Particles particles_;
   double time_ = 0.0;  // the time advanced to (the integrator's clock may differ in the last bit)
 };
 
 // Writes into config.output.directory: observables.csv (one row per output time), run.h5
-// (H5MD), run.pvd (ParaView), observables.png and run_info.txt.
-void run_particles(const RunConfig& config, const RunOptions& options);
+// (H5MD), run.pvd (ParaView), observables.png and run_info.txt. Over several ranks (collective)
+// the first rank writes them, from the particles gathered there at each output time.
+void run_particles(const RunConfig& config, const RunOptions& options, const RankGroup& ranks = {});
 
 }  // namespace cpm

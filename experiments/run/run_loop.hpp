@@ -4,7 +4,9 @@
 // at every output time advance, check that the particles stayed finite, record a row of the table,
 // write the frame (run.h5, run.pvd) and report progress, and finally draw the figures. Inside an
 // output interval the progress line shows, every few seconds, the integrator's time, step size and
-// steps (a minimiser's iterations and projected-gradient norm).
+// steps (a minimiser's iterations and projected-gradient norm). A system spread over MPI ranks
+// (RunSystem::ranks) runs the loop on every rank; the first rank writes the files from the
+// particles gathered on it, and a failure on any rank stops every rank (AgreedFailure).
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "core/grid.hpp"
 #include "core/particles.hpp"
 #include "io/h5md_reader.hpp"
+#include "parallel/rank_group.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/particle_integrator.hpp"
 
@@ -52,6 +55,11 @@ class RunSystem {
   virtual std::string info() const { return ""; }
   // The figures of the finished run, drawn from its table in `directory`.
   virtual void draw_figures(const std::string& directory) const = 0;
+  // The ranks that hold the particles between them (particles() is this rank's share).
+  virtual const RankGroup& ranks() const {
+    static const RankGroup one_process;
+    return one_process;
+  }
 };
 
 void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run);

@@ -15,22 +15,6 @@
 
 namespace cpm {
 
-MpiEnvironment::MpiEnvironment() {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    owns_ = true;
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-}
-
-MpiEnvironment::~MpiEnvironment() {
-  if (owns_) MPI_Finalize();
-}
-
 std::string replica_checkpoint_path(const std::string& directory) {
   return (std::filesystem::path(directory) / "replicas.checkpoint").string();
 }

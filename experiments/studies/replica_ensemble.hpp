@@ -6,24 +6,9 @@
 #include <functional>
 #include <string>
 
+#include "parallel/launch_environment.hpp"
+
 namespace cpm {
-
-// Initialises MPI for the lifetime of the object (if nobody else did) and finalises it after.
-class MpiEnvironment {
- public:
-  MpiEnvironment();
-  ~MpiEnvironment();
-  MpiEnvironment(const MpiEnvironment&) = delete;
-  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
-
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  bool is_root() const { return rank_ == 0; }
-
- private:
-  bool owns_ = false;
-  int rank_ = 0, size_ = 1;
-};
 
 // What a study needs to stop cleanly and continue. While its replicas run, SIGINT or SIGTERM
 // lets the replicas under way finish, writes every finished one to replica_checkpoint_path(

@@ -47,7 +47,8 @@ TEST(LdpKernelCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
   write_file(dir / "k.toml", tiny(dir / "one"));
   ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "k.toml").string()).exit_code, 0);
   ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "k.toml").string() + " --output " +
-                                        (dir / "two").string()),
+                                        (dir / "two").string())
+                .exit_code,
             0);
   for (const char* file : {"kernel_errors.csv", "kernel_tails.csv", "kernel_speeds.csv"})
     EXPECT_EQ(read_file(dir / "one" / file), read_file(dir / "two" / file)) << file;

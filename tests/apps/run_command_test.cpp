@@ -95,18 +95,6 @@ TEST(RunCommand, BadConfigsGiveExitCodeTwoAndOneLineNamingTheKey) {
   expect_rejected("invalid_toml", replace(kGoodConfig, "n = 20", "n = = 20"), "invalid TOML");
 }
 
-// Under mpirun with several ranks each would run the whole system and race for its files: the
-// command refuses before writing anything.
-TEST(RunCommand, SeveralMpiRanksAreRefusedBeforeAnythingIsWritten) {
-  const auto dir = fresh_directory("ranks");
-  write_file(dir / "run.toml", with_output(kGoodConfig, dir / "out"));
-  EXPECT_EQ(testing::run_cpm_mpi(2, "run " + (dir / "run.toml").string()), 2);
-  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
-  EXPECT_EQ(testing::run_cpm_mpi(1, "run " + (dir / "run.toml").string()), 0);
-  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "observables.csv"));
-  std::filesystem::remove_all(dir);
-}
-
 TEST(RunCommand, MissingConfigFileIsNamedWithExitCodeTwo) {
   const auto result = run_cpm("run /nonexistent/cpm.toml");
   EXPECT_EQ(result.exit_code, 2);

@@ -97,7 +97,8 @@ TEST(ConvergenceStudy, TwoMpiRanksGiveTheSameTableAsOneProcess) {
   write_file(dir / "single.toml", log_gas_config(dir / "single", study));
   write_file(dir / "ranks.toml", log_gas_config(dir / "ranks", study));
   ASSERT_EQ(run_cpm("converge --quiet " + (dir / "single.toml").string()).exit_code, 0);
-  ASSERT_EQ(testing::run_cpm_mpi(2, "converge --quiet " + (dir / "ranks.toml").string()), 0);
+  ASSERT_EQ(testing::run_cpm_mpi(2, "converge --quiet " + (dir / "ranks.toml").string()).exit_code,
+            0);
   EXPECT_EQ(testing::read_file(dir / "single" / "convergence.csv"),
             testing::read_file(dir / "ranks" / "convergence.csv"));
   EXPECT_EQ(testing::read_file(dir / "single" / "convergence_rates.csv"),

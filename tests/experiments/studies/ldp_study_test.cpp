@@ -142,7 +142,7 @@ TEST(LdpStudy, TwoMpiRanksGiveTheSameResultsAsOneProcess) {
       dir / "ranks.toml",
       gaussian_config(dir / "ranks", "[ldp]\nns = [3, 6]\nreplicas = 21\ndeltas = [0.1, 0.3]\n"));
   ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "single.toml").string()).exit_code, 0);
-  ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "ranks.toml").string()), 0);
+  ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "ranks.toml").string()).exit_code, 0);
   EXPECT_EQ(testing::read_file(dir / "single" / "ldp_statistics.csv"),
             testing::read_file(dir / "ranks" / "ldp_statistics.csv"));
   EXPECT_EQ(testing::read_file(dir / "single" / "ldp_tails.csv"),

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "solvers/fftw_planner.hpp"
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  fftw_mpi_init();
+  cpm::initialise_fftw_mpi();
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
