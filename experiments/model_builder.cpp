@@ -8,6 +8,7 @@
 #include "io/input_error.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/distributed_pair_sum.hpp"
+#include "solvers/distributed_particle_mesh_sum.hpp"
 #include "solvers/gradient_flow.hpp"
 #include "solvers/grid_density.hpp"
 #include "solvers/implicit_integrators.hpp"
@@ -22,6 +23,17 @@ std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& c
   return std::make_shared<QuadraticPotential>(config.strength);
 }
 
+namespace {
+
+void check_mesh_domain(const Domain& domain, const std::string& source,
+                       const std::string& section) {
+  if (!domain.lower().allFinite() || domain.dim() > 3)
+    throw InputError(source + ": " + section +
+                     ".method: mesh needs a bounded domain (ball or box) in d <= 3");
+}
+
+}  // namespace
+
 int mesh_near_cells(const InteractionConfig& interaction, int dim) {
   return interaction.mesh_near_cells.value_or(default_near_cells(dim));
 }
@@ -34,9 +46,7 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
   if (method == "reference") return make_reference_pair_sum(interaction.kernel);
   if (method == "direct") return make_blocked_pair_sum(interaction.kernel);
   if (method == "mesh") {
-    if (!domain.lower().allFinite() || domain.dim() > 3)
-      throw InputError(source + ": " + section +
-                       ".method: mesh needs a bounded domain (ball or box) in d <= 3");
+    check_mesh_domain(domain, source, section);
     return make_particle_mesh_sum(interaction.kernel, domain.lower(), domain.upper(),
                                   default_mesh_cells(n, domain.dim()),
                                   mesh_near_cells(interaction, domain.dim()));
@@ -46,19 +56,24 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
 
 namespace {
 
-// What a system spread over ranks can run so far (docs/distributed.md §4).
+// What a system spread over ranks can run so far (docs/distributed.md §6).
 std::unique_ptr<InteractionSum> make_spread_interaction_sum(const ParticleSystemSpec& spec) {
   const std::string ranks = " on " + std::to_string(spec.ranks.size()) + " MPI ranks";
-  if (spec.interaction.method == "mesh")
-    throw InputError(spec.source + ": " + spec.section +
-                     ".method: the particle-mesh sum does not spread over MPI ranks yet; use "
-                     "method = \"direct\"" +
-                     ranks + ", or one rank");
   if (spec.dynamics.integrator != "langevin")
     throw InputError(spec.source + ": dynamics.integrator: " + spec.dynamics.integrator +
                      " does not spread over MPI ranks yet; use \"langevin\"" + ranks +
                      ", or one rank");
-  return std::make_unique<DistributedPairSum>(spec.interaction.kernel, spec.ranks.communicator());
+  if (spec.interaction.method != "mesh")
+    return std::make_unique<DistributedPairSum>(spec.interaction.kernel, spec.ranks.communicator());
+  check_mesh_domain(spec.domain, spec.source, spec.section);
+  try {
+    return std::make_unique<DistributedParticleMeshSum>(
+        spec.interaction.kernel, spec.domain.lower(), spec.domain.upper(),
+        default_mesh_cells(spec.n, spec.domain.dim()),
+        mesh_near_cells(spec.interaction, spec.domain.dim()), spec.ranks.communicator());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(spec.source + ": " + spec.section + ".method: " + e.what());
+  }
 }
 
 }  // namespace

@@ -17,8 +17,9 @@ void offsets_of(const std::vector<int>& counts, std::vector<int>& offsets) {
 
 }  // namespace
 
-ParticleMigration::ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator)
-    : decomposition_(decomposition), communicator_(communicator) {
+ParticleMigration::ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator,
+                                     int axis)
+    : decomposition_(decomposition), communicator_(communicator), axis_(axis) {
   int size = 0;
   MPI_Comm_size(communicator_, &size);
   MPI_Comm_rank(communicator_, &rank_);
@@ -39,7 +40,7 @@ long ParticleMigration::migrate(Particles& particles) {
   destination_.resize(n);
   send_counts_.assign(ranks, 0);
   for (long k = 0; k < n; ++k) {
-    destination_[k] = decomposition_.owner(particles.positions(k, 0));
+    destination_[k] = decomposition_.owner(particles.positions(k, axis_));
     ++send_counts_[destination_[k]];
   }
   offsets_of(send_counts_, send_offsets_);

@@ -1,6 +1,7 @@
 #pragma once
 // Particles move between the slabs of a SlabDecomposition (docs/distributed.md §2):
-// after a step each rank sends the rows whose first coordinate left its slab to their new owner
+// after a step each rank sends the rows whose coordinate `axis` (the slabs' coordinate) left its
+// slab to their new owner
 // (one MPI_Alltoall of counts, one MPI_Alltoallv each for the ids and the coordinates). The rows
 // a rank holds afterwards are sorted by particle id, so the local order, and with it every sum
 // over local particles, depends on the particles alone, never on where they came from. The
@@ -18,8 +19,8 @@ namespace cpm {
 
 class ParticleMigration {
  public:
-  // `decomposition` must have one slab per rank of `communicator`.
-  ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator);
+  // `decomposition` must have one slab per rank of `communicator`; it cuts coordinate `axis`.
+  ParticleMigration(SlabDecomposition decomposition, MPI_Comm communicator, int axis = 0);
 
   // Sends every row to its owner; returns the number of rows this rank sent away. A rank's share
   // of the particles carries their ids (one per row).
@@ -28,6 +29,7 @@ class ParticleMigration {
  private:
   SlabDecomposition decomposition_;
   MPI_Comm communicator_;
+  int axis_ = 0;
   int rank_ = 0;
   std::vector<int> destination_, send_counts_, receive_counts_, send_offsets_, receive_offsets_,
       cursor_;

@@ -63,14 +63,14 @@ DistributedFftConvolution::DistributedFftConvolution(const Grid& grid,
   first_frequency_ = local_first_frequency;
   frequency_count_ = local_frequencies;
 
-  const std::size_t complex_count = static_cast<std::size_t>(std::max<ptrdiff_t>(
+  complex_count_ = static_cast<std::size_t>(std::max<ptrdiff_t>(
       {transpose_doubles / 2 + 1, plane_count_ * frequencies_, frequency_count_ * planes_, 1}));
   const auto padded_planes =
       static_cast<std::size_t>(std::max<Eigen::Index>(plane_count_ * plane_padded_, 1));
   plane_in_ = fftw_alloc_real(padded_planes);
   plane_out_ = fftw_alloc_real(padded_planes);
-  spectra_ = fftw_alloc_complex(complex_count);
-  transposed_ = fftw_alloc_complex(complex_count);
+  spectra_ = fftw_alloc_complex(complex_count_);
+  transposed_ = fftw_alloc_complex(complex_count_);
   columns_ =
       fftw_alloc_complex(static_cast<std::size_t>(std::max(frequency_count_ * 2 * planes_, 1L)));
   if (!plane_in_ || !plane_out_ || !spectra_ || !transposed_ || !columns_) throw std::bad_alloc();
@@ -188,11 +188,19 @@ void DistributedFftConvolution::transform_planes_backward() {
 }
 
 void DistributedFftConvolution::convolve(const double* density, double* potential) {
+  double start = MPI_Wtime();
+  auto lap = [&start](double& total) {
+    const double now = MPI_Wtime();
+    total += now - start;
+    start = now;
+  };
   for_each_local_row([&](Eigen::Index c, Eigen::Index p, Eigen::Index n) {
     std::memcpy(plane_in_ + p, density + c, sizeof(double) * static_cast<std::size_t>(n));
   });
   transform_planes_forward();
+  lap(times_.planes);
   fftw_execute(transpose_forward_);
+  lap(times_.transposes);
   const long length = 2 * planes_;
 #pragma omp parallel for schedule(static) if (frequency_count_ * length > 65536)
   for (long f = 0; f < frequency_count_; ++f) {
@@ -212,11 +220,22 @@ void DistributedFftConvolution::convolve(const double* density, double* potentia
 #pragma omp parallel for schedule(static) if (frequency_count_ * length > 65536)
   for (long f = 0; f < frequency_count_; ++f)
     std::memcpy(transposed_ + f * planes_, columns_ + f * length, sizeof(fftw_complex) * planes_);
+  lap(times_.columns);
   fftw_execute(transpose_backward_);
+  lap(times_.transposes);
   transform_planes_backward();
   for_each_local_row([&](Eigen::Index c, Eigen::Index p, Eigen::Index n) {
     std::memcpy(potential + c, plane_out_ + p, sizeof(double) * static_cast<std::size_t>(n));
   });
+  lap(times_.planes);
+}
+
+double DistributedFftConvolution::memory_bytes() const {
+  const double planes =
+      static_cast<double>(std::max<Eigen::Index>(plane_count_ * plane_padded_, 1));
+  return 2.0 * planes * sizeof(double) + 2.0 * complex_count_ * sizeof(fftw_complex) +
+         static_cast<double>(std::max(frequency_count_ * 2 * planes_, 1L)) * sizeof(fftw_complex) +
+         kernel_spectrum_.size() * sizeof(double);
 }
 
 }  // namespace cpm

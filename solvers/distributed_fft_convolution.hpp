@@ -26,6 +26,13 @@
 
 namespace cpm {
 
+// Seconds spent in convolve() by its parts, summed over calls (MPI_Wtime): the batched plane
+// transforms, the two MPI transposes (waiting for the slowest rank included) and the transforms
+// along the last axis with the kernel's product.
+struct ConvolutionTimes {
+  double planes = 0.0, transposes = 0.0, columns = 0.0;
+};
+
 class DistributedFftConvolution {
  public:
   // Collective over `communicator` (every rank passes the same grid and kernel).
@@ -46,6 +53,9 @@ class DistributedFftConvolution {
   void convolve(const double* density_cells, double* potential_cells);
 
   const CellIntegratedKernel& weights() const { return weights_; }
+  const ConvolutionTimes& times() const { return times_; }
+  // Bytes of the buffers this rank holds (plans excluded).
+  double memory_bytes() const;
 
  private:
   void transform_planes_forward();   // plane_in_ → spectra_
@@ -69,6 +79,8 @@ class DistributedFftConvolution {
   fftw_plan plane_forward_ = nullptr, plane_backward_ = nullptr;
   fftw_plan transpose_forward_ = nullptr, transpose_backward_ = nullptr;
   fftw_plan column_forward_ = nullptr, column_backward_ = nullptr;
+  std::size_t complex_count_ = 0;  // of spectra_ and transposed_
+  ConvolutionTimes times_;
 };
 
 }  // namespace cpm

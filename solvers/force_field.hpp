@@ -19,6 +19,8 @@ class ForceField {
   // drift (N, d) receives F; if energy is non-null it receives the terms of E_N.
   void compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& drift, EnergyTerms* energy);
   EnergyTerms energy(const Eigen::MatrixXd& x);
+  // After the particles moved: rows to the ranks that own them (InteractionSum::redistribute).
+  void redistribute(Particles& particles) { interaction_->redistribute(particles); }
 
   const ExternalPotential& potential() const { return *potential_; }
   const InteractionSum& interaction() const { return *interaction_; }

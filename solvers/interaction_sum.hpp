@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/particles.hpp"
 #include "physics/riesz_kernel.hpp"
 
 namespace cpm {
@@ -25,6 +26,9 @@ class InteractionSum {
   // there; here the identity).
   virtual double system_size(Eigen::Index rows) { return static_cast<double>(rows); }
   virtual double total(double local) { return local; }
+  // A sum over ranks that owns particles by position (the distributed particle-mesh sum) moves
+  // every row to the rank that owns it, after the particles moved; the others need nothing.
+  virtual void redistribute(Particles& /*particles*/) {}
 };
 
 // The plain scalar double loop, written for clarity: the reference every fast path is tested

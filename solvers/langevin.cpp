@@ -36,6 +36,7 @@ void LangevinIntegrator::step(Particles& particles) {
     }
   }
   domain_.project_all(x);
+  forces_.redistribute(particles);
   ++steps_;
 }
 

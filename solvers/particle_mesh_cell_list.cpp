@@ -9,7 +9,8 @@ MeshCellList::MeshCellList(Eigen::Index cells, int d)
       start_(static_cast<std::size_t>(cells) + 1),
       corner_mass_(static_cast<std::size_t>(cells) << d) {}
 
-void MeshCellList::build(const Eigen::MatrixXd& x, const std::vector<MeshStencil>& stencils) {
+void MeshCellList::build(const Eigen::Ref<const Eigen::MatrixXd>& x,
+                         const std::vector<MeshStencil>& stencils) {
   n_ = x.rows();
   if (n_ > capacity_) {
     capacity_ = n_;

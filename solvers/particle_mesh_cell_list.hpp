@@ -29,7 +29,7 @@ class MeshCellList {
  public:
   MeshCellList(Eigen::Index cells, int d);
 
-  void build(const Eigen::MatrixXd& x, const std::vector<MeshStencil>& stencils);
+  void build(const Eigen::Ref<const Eigen::MatrixXd>& x, const std::vector<MeshStencil>& stencils);
 
   // Sorted particles [begin(c), begin(c + 1)) have base cell c; begin(cells) is N.
   Eigen::Index begin(Eigen::Index cell) const { return start_[static_cast<std::size_t>(cell)]; }

@@ -1,6 +1,7 @@
 #include "experiments/run/particle_run.hpp"
 
 #include <memory>
+#include <numeric>
 
 #include "core/initial_law.hpp"
 #include "experiments/run/run_output.hpp"
@@ -31,16 +32,22 @@ ParticleRun::ParticleRun(const RunConfig& config, RankGroup ranks)
       system_(build_particle_system(spread_spec(config, ranks), 0)),
       particles_(initial_particles(config, ranks)) {
   config.domain.project_all(particles_.positions);
+  system_.forces->redistribute(particles_);  // over ranks: each particle to its slab's rank
 }
 
 void ParticleRun::restore(const Checkpoint& checkpoint) {
-  // The checkpoint holds every particle in id order, whatever the ranks that wrote it.
-  if (ranks_.spread())
-    particles_.positions = checkpoint.positions.middleRows(
-        static_cast<Eigen::Index>(ranks_.share(static_cast<std::uint64_t>(config_.n)).first),
-        particles_.size());
-  else
+  // The checkpoint holds every particle in id order, whatever the ranks that wrote it: each rank
+  // takes its block of ids again, then the particles move to their slabs.
+  if (ranks_.spread()) {
+    const IdRange share = ranks_.share(static_cast<std::uint64_t>(config_.n));
+    particles_.positions = checkpoint.positions.middleRows(static_cast<Eigen::Index>(share.first),
+                                                           static_cast<Eigen::Index>(share.count));
+    particles_.ids.resize(share.count);
+    std::iota(particles_.ids.begin(), particles_.ids.end(), share.first);
+    system_.forces->redistribute(particles_);
+  } else {
     particles_.positions = checkpoint.positions;
+  }
   system_.integrator->restore_state(checkpoint.state.solver_state);
   time_ = checkpoint.state.time;
 }

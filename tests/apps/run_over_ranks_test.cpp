@@ -47,6 +47,12 @@ t_end = )" +
          "\n[output]\ndirectory = \"" + out.string() + "\"\n";
 }
 
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
 // The numbers of a CSV table, row by row (the header skipped).
 std::vector<std::vector<double>> table(const std::filesystem::path& csv) {
   std::istringstream lines(read_file(csv));
@@ -96,6 +102,31 @@ TEST(RunOverRanks, TwoAndThreeRanksFollowOneProcess) {
   std::filesystem::remove_all(dir);
 }
 
+// The particle-mesh sum over ranks (particles migrating between slabs of the mesh) in 2D and 3D.
+TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
+  const auto dir = fresh_directory("run_ranks_mesh");
+  for (const bool three_d : {false, true}) {
+    const std::string dimension = three_d ? "3d" : "2d";
+    auto mesh = [&](const std::filesystem::path& out) {
+      std::string text = replace(config(out), "\"direct\"", "\"mesh\"");
+      if (three_d) text = replace(text, "[0.0, 0.0]", "[0.0, 0.0, 0.0]");
+      return replace(text, "n = 61", "n = 400");
+    };
+    write_file(dir / "one.toml", mesh(dir / ("one" + dimension)));
+    ASSERT_EQ(run_cpm("run --quiet " + (dir / "one.toml").string()).exit_code, 0);
+    for (int ranks : {2, 3}) {
+      const auto out = dir / (dimension + "_ranks" + std::to_string(ranks));
+      write_file(dir / "spread.toml", mesh(out));
+      const auto result = run_cpm_mpi(ranks, "run --quiet " + (dir / "spread.toml").string());
+      ASSERT_EQ(result.exit_code, 0) << result.standard_error;
+      expect_same_run(dir / ("one" + dimension), out,
+                      dimension + " mesh, " + std::to_string(ranks) + " ranks");
+      EXPECT_NE(read_file(out / "run_info.txt").find("distributed mesh"), std::string::npos);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // The checkpoint holds every particle in id order, whatever the ranks that wrote it.
 TEST(RunOverRanks, ARunWrittenByTwoRanksContinuesOnThree) {
   const auto dir = fresh_directory("run_ranks_restart");
@@ -132,17 +163,10 @@ void expect_refused(const std::string& name, const std::string& text, const std:
   std::filesystem::remove_all(dir);
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
-
 TEST(RunOverRanks, WhatDoesNotSpreadYetIsRefusedOnceBeforeAnythingIsWritten) {
   const auto out = std::filesystem::temp_directory_path() / "cpm_ranks_never_written";
   std::filesystem::remove_all(out);
   const std::string good = config(out);
-  expect_refused("ranks_mesh", replace(good, "\"direct\"", "\"mesh\""), "interaction.method");
   expect_refused("ranks_integrator",
                  replace(good, "beta = 50.0", "beta = 50.0\nintegrator = \"gradient_flow\""),
                  "dynamics.integrator");
