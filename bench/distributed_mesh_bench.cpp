@@ -1,6 +1,6 @@
 // Scaling of the particle-mesh sum over MPI ranks (solvers/distributed_particle_mesh_sum.hpp):
 //
-//   mpirun --bind-to none -x OMP_NUM_THREADS -np P build/bin/distributed_mesh_bench \
+//   mpirun --bind-to none -x OMP_NUM_THREADS -np P build/bin/distributed_mesh_bench
 //       [strong|weak] [N] [d] [cells per axis] [steps]
 //
 // (default: strong, N = 10⁶, d = 2, 512 cells, 10 steps; weak: N particles per rank and the mesh
@@ -70,34 +70,17 @@ void move(cpm::Particles& p, double cell, int step) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+// Times `steps` steps of the spread sum on N particles (and with one rank the sum of one process)
+// and prints the line of this rank count.
+void run(const std::string& mode, long n, int d, const Eigen::VectorXi& cells, int cells_arg,
+         int steps) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const std::string mode = argc > 1 ? argv[1] : "strong";
-  const bool weak = mode == "weak";
-  const long n_arg = argc > 2 ? std::atol(argv[2]) : 1000000;
-  const int d = argc > 3 ? std::atoi(argv[3]) : 2;
-  const int cells_arg = argc > 4 ? std::atoi(argv[4]) : 512;
-  const int steps = argc > 5 ? std::atoi(argv[5]) : 10;
-  if (mode != "strong" && mode != "weak") {
-    if (rank == 0)
-      std::fprintf(stderr, "usage: distributed_mesh_bench [strong|weak] [N] [d] [cells] [steps]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  if (rank == 0) cpm::print_instruction_set();
-  const long n = weak ? n_arg * ranks : n_arg;
-  Eigen::VectorXi cells = Eigen::VectorXi::Constant(d, cells_arg);
-  if (weak) cells[d - 1] = cells_arg * ranks;
   const Eigen::VectorXd lower = Eigen::VectorXd::Constant(d, -1.0), upper = -lower;
   const cpm::InteractionKernel kernel = cpm::InteractionKernel::log();
   const int near = cpm::default_near_cells(d);
   const double cell = 2.0 / cells_arg;
-
   const long first = n * rank / ranks, last = n * (rank + 1) / ranks;
   cpm::Particles mine = uniform_share(first, last - first, d);
   cpm::DistributedParticleMeshSum sum(kernel, lower, upper, cells, near, MPI_COMM_WORLD);
@@ -161,6 +144,32 @@ int main(int argc, char** argv) {
       std::printf(" one_process=%.5f ratio=%.3f", one_process, one_process / per_step);
     std::printf("\n");
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const std::string mode = argc > 1 ? argv[1] : "strong";
+  const bool weak = mode == "weak";
+  const long n_arg = argc > 2 ? std::atol(argv[2]) : 1000000;
+  const int d = argc > 3 ? std::atoi(argv[3]) : 2;
+  const int cells_arg = argc > 4 ? std::atoi(argv[4]) : 512;
+  const int steps = argc > 5 ? std::atoi(argv[5]) : 10;
+  if (mode != "strong" && mode != "weak") {
+    if (rank == 0)
+      std::fprintf(stderr, "usage: distributed_mesh_bench [strong|weak] [N] [d] [cells] [steps]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (rank == 0) cpm::print_instruction_set();
+  const long n = weak ? n_arg * ranks : n_arg;
+  Eigen::VectorXi cells = Eigen::VectorXi::Constant(d, cells_arg);
+  if (weak) cells[d - 1] = cells_arg * ranks;
+  run(mode, n, d, cells, cells_arg, steps);
   MPI_Finalize();
   return 0;
 }

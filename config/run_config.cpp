@@ -8,6 +8,7 @@
 
 #include "config/toml_reader.hpp"
 #include "io/input_error.hpp"
+#include "parallel/launch_environment.hpp"
 
 namespace cpm {
 
@@ -40,11 +41,28 @@ double physical_memory_bytes() {
 }
 
 // A run that cannot fit in this machine's memory stops at configuration, naming what it would
-// need, instead of failing to allocate after its output folder was made.
+// need, instead of failing to allocate after its output folder was made. Spread over P ranks
+// (launched by mpirun), each rank needs its 1/P of the particle arrays, the first rank also the
+// frame it gathers (two d-vectors per particle), out of this machine's memory shared by the ranks
+// it runs.
 void check_memory(TomlReader& particles, TomlReader& root, const RunConfig& c) {
   const double available = physical_memory_bytes();
   if (available <= 0.0) return;
   const RunMemory need = estimated_run_memory(c);
+  const int ranks = launched_ranks(), here = launched_local_ranks();
+  if (ranks > 1) {
+    const double gathered = static_cast<double>(c.n) * 2.0 * c.domain.dim() * sizeof(double);
+    const double per_rank = need.particles / ranks + gathered + need.grid;
+    const double share = available / here;
+    if (per_rank <= share) return;
+    particles.fail("n", "a run of " + format_count(static_cast<double>(c.n)) + " particles over " +
+                            std::to_string(ranks) + " MPI ranks needs at least " +
+                            format_bytes(per_rank) + " of memory on the first rank (" +
+                            format_bytes(need.particles / ranks) +
+                            " for its share of the particles, " + format_bytes(gathered) +
+                            " for the frames it gathers); this machine has " + format_bytes(share) +
+                            " per rank for its " + std::to_string(here) + " ranks");
+  }
   const double total = need.particles + need.grid;
   if (total <= available) return;
   const std::string why = "needs at least " + format_bytes(total) + " of memory (" +

@@ -15,6 +15,16 @@ int launched_ranks() {
   return 1;
 }
 
+int launched_local_ranks() {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char* value = std::getenv(name)) {
+      const int ranks = std::atoi(value);
+      if (ranks >= 1) return ranks;
+    }
+  return launched_ranks();
+}
+
 MpiEnvironment::MpiEnvironment() {
   int initialised = 0;
   MPI_Initialized(&initialised);

@@ -5,6 +5,9 @@
 namespace cpm {
 
 int launched_ranks();
+// How many of them run on this machine (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS,
+// SLURM_NTASKS_PER_NODE); launched_ranks() when the launcher does not say.
+int launched_local_ranks();
 
 // Initialises MPI for the lifetime of the object (if nobody else did) and finalises it after.
 class MpiEnvironment {

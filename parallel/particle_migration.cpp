@@ -36,18 +36,24 @@ long ParticleMigration::migrate(Particles& particles) {
   if (static_cast<long>(particles.ids.size()) != n)
     throw std::invalid_argument("particle migration: one id per row needed");
 
-  // Pack the rows by destination, in their local order (rows staying here included).
+  // Only the rows that leave are packed, by destination, in their local order.
   destination_.resize(n);
   send_counts_.assign(ranks, 0);
   for (long k = 0; k < n; ++k) {
     destination_[k] = decomposition_.owner(particles.positions(k, axis_));
-    ++send_counts_[destination_[k]];
+    if (destination_[k] != rank_) ++send_counts_[destination_[k]];
   }
   offsets_of(send_counts_, send_offsets_);
-  send_ids_.resize(n);
-  send_coordinates_.resize(static_cast<std::size_t>(n) * d);
+  const long leaving = std::accumulate(send_counts_.begin(), send_counts_.end(), 0L);
+  send_ids_.resize(leaving);
+  send_coordinates_.resize(static_cast<std::size_t>(leaving) * d);
   cursor_ = send_offsets_;
+  staying_.clear();
   for (long k = 0; k < n; ++k) {
+    if (destination_[k] == rank_) {
+      staying_.push_back(k);
+      continue;
+    }
     const int slot = cursor_[destination_[k]]++;
     send_ids_[slot] = particles.ids[k];
     for (int a = 0; a < d; ++a)
@@ -75,19 +81,37 @@ long ParticleMigration::migrate(Particles& particles) {
                 MPI_DOUBLE, receive_coordinates_.data(), received_coordinate_counts_.data(),
                 received_coordinate_offsets_.data(), MPI_DOUBLE, communicator_);
 
-  // The received rows sorted by id.
+  // The staying rows (in id order after an earlier migration; sorted here otherwise) merged with
+  // the arrivals sorted by id. Nothing moved and the rows in order: nothing to do.
+  const auto by_id = [&](long a, long b) { return particles.ids[a] < particles.ids[b]; };
+  const bool sorted = std::is_sorted(staying_.begin(), staying_.end(), by_id);
+  if (leaving == 0 && received == 0 && sorted) return 0;
+  if (!sorted) std::sort(staying_.begin(), staying_.end(), by_id);
   order_.resize(received);
   std::iota(order_.begin(), order_.end(), 0L);
   std::sort(order_.begin(), order_.end(),
             [&](long a, long b) { return receive_ids_[a] < receive_ids_[b]; });
-  particles.ids.resize(received);
-  if (particles.positions.rows() != received) particles.positions.resize(received, d);
-  for (long k = 0; k < received; ++k) {
-    particles.ids[k] = receive_ids_[order_[k]];
-    for (int a = 0; a < d; ++a)
-      particles.positions(k, a) = receive_coordinates_[static_cast<std::size_t>(order_[k]) * d + a];
+  const long rows = static_cast<long>(staying_.size()) + received;
+  merged_positions_.resize(rows, d);
+  merged_ids_.resize(rows);
+  for (long k = 0, s = 0, r = 0; k < rows; ++k) {
+    const bool take_staying =
+        r == received || (s < static_cast<long>(staying_.size()) &&
+                          particles.ids[staying_[s]] < receive_ids_[order_[r]]);
+    if (take_staying) {
+      merged_ids_[k] = particles.ids[staying_[s]];
+      merged_positions_.row(k) = particles.positions.row(staying_[s]);
+      ++s;
+    } else {
+      merged_ids_[k] = receive_ids_[order_[r]];
+      for (int a = 0; a < d; ++a)
+        merged_positions_(k, a) = receive_coordinates_[static_cast<std::size_t>(order_[r]) * d + a];
+      ++r;
+    }
   }
-  return n - send_counts_[rank_];
+  particles.positions.swap(merged_positions_);
+  particles.ids.swap(merged_ids_);
+  return leaving;
 }
 
 }  // namespace cpm

@@ -171,6 +171,8 @@ TEST(RunOverRanks, WhatDoesNotSpreadYetIsRefusedOnceBeforeAnythingIsWritten) {
                  replace(good, "beta = 50.0", "beta = 50.0\nintegrator = \"gradient_flow\""),
                  "dynamics.integrator");
   expect_refused("ranks_grid", good + "[grid]\ncells = 32\n", "grid:");
+  expect_refused("ranks_memory", replace(good, "n = 61", "n = 100000000000"),
+                 "particles.n: a run of 100000000000 particles over 2 MPI ranks needs at least");
   expect_refused("ranks_bad_key", replace(good, "seed = 5", "seed = 5\nsed = 4"), "particles.sed");
   EXPECT_FALSE(std::filesystem::exists(out));
   // An output folder with results in it, without --overwrite: refused by the first rank alone,
