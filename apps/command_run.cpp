@@ -54,15 +54,11 @@ Command run_command() {
         ranks.agree([&] {
           config = options->config.empty() ? parse_run_config(kDefaultRunConfig, "embedded default")
                                            : load_run_config(options->config);
-          if (config.grid && ranks.spread())
-            throw InputError(config.source +
-                             ": grid: the side-by-side run with the grid solver does not spread "
-                             "over MPI ranks yet; run it on one rank");
         });
         if (!options->output.empty()) config.output.directory = options->output;
         options->run.progress = !options->quiet;
         if (config.grid)
-          run_side_by_side(config, options->run);
+          run_side_by_side(config, options->run, ranks);
         else
           run_particles(config, options->run, ranks);
       }};

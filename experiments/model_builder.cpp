@@ -181,9 +181,20 @@ std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, co
 Particles sample_initial_particles(const RunConfig& config, const Grid& grid,
                                    const std::vector<double>& initial_density, Eigen::Index n,
                                    std::uint64_t replica) {
+  Particles p = sample_initial_share(config, grid, initial_density,
+                                     {0, static_cast<std::uint64_t>(n)}, replica);
+  p.ids = {};  // row k is particle k
+  return p;
+}
+
+Particles sample_initial_share(const RunConfig& config, const Grid& grid,
+                               const std::vector<double>& initial_density, IdRange share,
+                               std::uint64_t replica) {
+  const auto count = static_cast<Eigen::Index>(share.count);
   Particles p = config.grid->initial.kind == "law"
-                    ? sample_particles(config.initial, n, config.seed, replica)
-                    : sample_from_density(grid, initial_density, n, config.seed, replica);
+                    ? sample_particle_ids(config.initial, share.first, count, config.seed, replica)
+                    : sample_ids_from_density(grid, initial_density, share.first, count,
+                                              config.seed, replica);
   config.domain.project_all(p.positions);
   return p;
 }

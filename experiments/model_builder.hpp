@@ -75,5 +75,9 @@ std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, co
 Particles sample_initial_particles(const RunConfig& config, const Grid& grid,
                                    const std::vector<double>& initial_density, Eigen::Index n,
                                    std::uint64_t replica);
+// The particles of ids share.first, … of that sample, ids recorded (a rank's share).
+Particles sample_initial_share(const RunConfig& config, const Grid& grid,
+                               const std::vector<double>& initial_density, IdRange share,
+                               std::uint64_t replica);
 
 }  // namespace cpm

@@ -71,15 +71,26 @@ Eigen::MatrixXd density_covariance(const Grid& grid, const std::vector<double>& 
 
 Particles sample_from_density(const Grid& grid, const std::vector<double>& density, Eigen::Index n,
                               std::uint64_t seed, std::uint64_t replica) {
+  Particles p = sample_ids_from_density(grid, density, 0, n, seed, replica);
+  p.ids = {};  // row k is particle k
+  return p;
+}
+
+Particles sample_ids_from_density(const Grid& grid, const std::vector<double>& density,
+                                  std::uint64_t first_id, Eigen::Index n, std::uint64_t seed,
+                                  std::uint64_t replica) {
   std::vector<double> cumulative(density.size());
   double running = 0.0;
   for (std::size_t c = 0; c < density.size(); ++c) cumulative[c] = running += density[c];
   if (!(running > 0.0)) throw std::invalid_argument("cannot sample from a density of zero mass");
   const int d = grid.dim();
   Particles p(n, d);
+  p.ids.resize(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static)
   for (Eigen::Index k = 0; k < n; ++k) {
-    RandomStream s(seed, RandomPurpose::initial_positions, replica, static_cast<std::uint64_t>(k));
+    p.ids[static_cast<std::size_t>(k)] = first_id + static_cast<std::uint64_t>(k);
+    RandomStream s(seed, RandomPurpose::initial_positions, replica,
+                   p.ids[static_cast<std::size_t>(k)]);
     const double u = s.uniform() * running;
     const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), u);
     Eigen::Index c = std::min<Eigen::Index>(at - cumulative.begin(), grid.size() - 1);

@@ -30,5 +30,10 @@ Eigen::MatrixXd density_covariance(const Grid& grid, const std::vector<double>& 
 // (seed, initial_positions, replica, k), so the sample does not depend on the thread count.
 Particles sample_from_density(const Grid& grid, const std::vector<double>& density, Eigen::Index n,
                               std::uint64_t seed, std::uint64_t replica);
+// The n particles with ids first_id, …, first_id + n − 1 of that sample, ids recorded (a rank's
+// share of a system spread over ranks).
+Particles sample_ids_from_density(const Grid& grid, const std::vector<double>& density,
+                                  std::uint64_t first_id, Eigen::Index n, std::uint64_t seed,
+                                  std::uint64_t replica);
 
 }  // namespace cpm

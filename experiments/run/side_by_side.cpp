@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -94,20 +96,39 @@ std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
 
 }  // namespace
 
-SideBySideRun::SideBySideRun(const RunConfig& config) : config_(config) {
+SideBySideRun::SideBySideRun(const RunConfig& config, RankGroup ranks)
+    : config_(config), ranks_(ranks) {
   if (!config_.grid) throw std::invalid_argument("a side-by-side run needs a [grid] section");
   const Grid grid = make_grid(config_);
-  system_ = build_particle_system(particle_system_spec(config_), 0);
+  ParticleSystemSpec spec = particle_system_spec(config_);
+  spec.ranks = ranks_;
+  system_ = build_particle_system(spec, 0);
   solver_ = make_grid_solver(config_, grid, system_.forces->potential());
   check_grid_inputs(config_, grid, *solver_);
-  particles_ = sample_initial_particles(config_, grid, solver_->density(), config_.n, 0);
+  if (ranks_.spread()) {
+    particles_ = sample_initial_share(config_, grid, solver_->density(),
+                                      ranks_.share(static_cast<std::uint64_t>(config_.n)), 0);
+    system_.forces->redistribute(particles_);
+  } else {
+    particles_ = sample_initial_particles(config_, grid, solver_->density(), config_.n, 0);
+  }
   directions_ = slicing_directions(grid.dim(), config_.grid->directions);
   bandwidth_ = config_.grid->mmd_bandwidth > 0.0 ? config_.grid->mmd_bandwidth
                                                  : (grid.upper() - grid.lower()).minCoeff() / 20.0;
 }
 
 void SideBySideRun::restore(const Checkpoint& checkpoint) {
-  particles_.positions = checkpoint.positions;
+  // Every particle in id order, whatever the ranks that wrote it: each rank takes its id block.
+  if (ranks_.spread()) {
+    const IdRange share = ranks_.share(static_cast<std::uint64_t>(config_.n));
+    particles_.positions = checkpoint.positions.middleRows(static_cast<Eigen::Index>(share.first),
+                                                           static_cast<Eigen::Index>(share.count));
+    particles_.ids.resize(share.count);
+    std::iota(particles_.ids.begin(), particles_.ids.end(), share.first);
+    system_.forces->redistribute(particles_);
+  } else {
+    particles_.positions = checkpoint.positions;
+  }
   system_.integrator->restore_state(checkpoint.state.solver_state);
   const double grid_steps = state_entry(checkpoint.state.solver_state, "grid.steps");
   solver_->set_state(
@@ -161,10 +182,16 @@ std::vector<std::string> SideBySideRun::columns() const {
 }
 
 std::vector<double> SideBySideRun::measure() {
-  const Eigen::MatrixXd& x = particles_.positions;
+  const EnergyTerms e = system_.forces->energy(particles_.positions);
+  // The distances need every particle: over several ranks the first rank gathers them (in id
+  // order, so that it measures what one process measures) and the others return its row's shape.
+  if (ranks_.spread()) {
+    ranks_.gather_by_id(particles_.ids, particles_.positions, gathered_);
+    if (!ranks_.first()) return std::vector<double>(columns().size(), 0.0);
+  }
+  const Eigen::MatrixXd& x = ranks_.spread() ? gathered_ : particles_.positions;
   const std::vector<double>& rho = solver_->density();
   const int d = grid().dim();
-  const EnergyTerms e = system_.forces->energy(x);
   const GridEnergy g = solver_->energy();
   std::vector<double> row = {time(),        e.external, e.interaction,   e.total(),      g.external,
                              g.interaction, g.entropy,  g.free_energy(), solver_->mass()};
@@ -222,10 +249,13 @@ void SideBySideRun::draw_figures(const std::string& dir) const {
                    title + ": energy terms", "energy", false);
 }
 
-void run_side_by_side(const RunConfig& config, const RunOptions& options) {
-  restore_fft_plans(options.restart);
-  SideBySideRun run(config);  // validates every input before anything is written
-  run_loop(config, options, run);
+void run_side_by_side(const RunConfig& config, const RunOptions& options, const RankGroup& ranks) {
+  std::unique_ptr<SideBySideRun> run;
+  ranks.agree([&] {  // validates every input before anything is written
+    restore_fft_plans(options.restart);
+    run = std::make_unique<SideBySideRun>(config, ranks);
+  });
+  run_loop(config, options, *run);
 }
 
 }  // namespace cpm

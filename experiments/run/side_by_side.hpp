@@ -3,7 +3,10 @@
 // from the same initial law (particles drawn from ρ_0) on one clock, and at every output time the
 // runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in
 // 1D, sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
-// energy terms and the grid's free energy.
+// energy terms and the grid's free energy. Over several MPI ranks the particles are spread as in
+// a particle run (each rank its block of ids, the interaction sum distributed) while every rank
+// solves the whole grid (the grid is not decomposed yet: docs/distributed.md §7); the first rank
+// gathers the particles to measure the distances.
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +28,7 @@ class SideBySideRun final : public RunSystem {
   // Builds both systems at t = 0. Throws InputError (one line, exit code 2) for a fixed grid
   // step above the stability bound of ρ_0, for an initial law whose mass the grid's cells inside
   // D do not hold (to 1e-3), and for a bad initial density file.
-  explicit SideBySideRun(const RunConfig& config);
+  explicit SideBySideRun(const RunConfig& config, RankGroup ranks = {});
 
   // Continues from a checkpoint of the same configuration (experiments/run/run_restart.hpp): the
   // particles' positions, the grid density, and both solvers' clocks and counters.
@@ -40,7 +43,8 @@ class SideBySideRun final : public RunSystem {
 
   // The names of the values measure() returns, in order; "w1" and "w2" only when d = 1.
   std::vector<std::string> columns() const override;
-  // Everything recorded at the current time (one row of the run's table).
+  // Everything recorded at the current time (one row of the run's table; over several ranks
+  // collective, and the row is the first rank's).
   std::vector<double> measure() override;
   std::string headline() const override { return grid().dim() == 1 ? "w1" : "sliced_w2"; }
   std::string table_name() const override { return "side_by_side.csv"; }
@@ -67,9 +71,12 @@ class SideBySideRun final : public RunSystem {
   const std::vector<Profile>& profiles() const { return profiles_; }
   std::string info() const override;
   void draw_figures(const std::string& directory) const override;
+  const RankGroup& ranks() const override { return ranks_; }
 
  private:
   RunConfig config_;
+  RankGroup ranks_;
+  Eigen::MatrixXd gathered_;  // over several ranks: every particle, on the first rank
   ParticleSystem system_;
   std::unique_ptr<McKeanVlasovSolver> solver_;
   Particles particles_;
@@ -81,6 +88,7 @@ class SideBySideRun final : public RunSystem {
 // Runs the study into config.output.directory (or continues it from options.restart):
 // side_by_side.csv (one row per output time, the columns of SideBySideRun), run.h5 (H5MD),
 // run.pvd (ParaView), PNG plots of the distances and the energies, and run_info.txt.
-void run_side_by_side(const RunConfig& config, const RunOptions& options);
+void run_side_by_side(const RunConfig& config, const RunOptions& options,
+                      const RankGroup& ranks = {});
 
 }  // namespace cpm

@@ -70,8 +70,8 @@ std::vector<std::vector<double>> table(const std::filesystem::path& csv) {
 }
 
 void expect_same_run(const std::filesystem::path& one, const std::filesystem::path& spread,
-                     const std::string& what) {
-  const auto expected = table(one / "observables.csv"), found = table(spread / "observables.csv");
+                     const std::string& what, const std::string& csv = "observables.csv") {
+  const auto expected = table(one / csv), found = table(spread / csv);
   ASSERT_EQ(expected.size(), found.size()) << what;
   for (std::size_t r = 0; r < expected.size(); ++r) {
     ASSERT_EQ(expected[r].size(), found[r].size()) << what;
@@ -84,6 +84,12 @@ void expect_same_run(const std::filesystem::path& one, const std::filesystem::pa
   EXPECT_EQ(a.state.time, b.state.time) << what;
   ASSERT_EQ(a.positions.rows(), b.positions.rows()) << what;
   EXPECT_LT((a.positions - b.positions).cwiseAbs().maxCoeff(), 1e-10) << what;
+  ASSERT_EQ(a.density.size(), b.density.size()) << what;
+  if (a.density.size() > 0) {
+    EXPECT_LE((a.density - b.density).cwiseAbs().maxCoeff(),
+              1e-12 * a.density.cwiseAbs().maxCoeff())
+        << what;
+  }
 }
 
 TEST(RunOverRanks, TwoAndThreeRanksFollowOneProcess) {
@@ -124,6 +130,34 @@ TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
       EXPECT_NE(read_file(out / "run_info.txt").find("distributed mesh"), std::string::npos);
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+// Side by side with the grid solver (which every rank solves whole): the particles spread, the
+// distances measured on the gathered particles; and a run written on 2 ranks continues on 3.
+TEST(RunOverRanks, SideBySideRunsFollowOneProcessAndContinueOnOtherRankCounts) {
+  const auto dir = fresh_directory("run_ranks_grid");
+  auto with_grid = [&](const std::filesystem::path& out, double t_end, int outputs) {
+    return config(out, t_end, outputs) + "[grid]\ncells = 48\n";
+  };
+  write_file(dir / "one.toml", with_grid(dir / "one", 0.02, 4));
+  ASSERT_EQ(run_cpm("run --quiet " + (dir / "one.toml").string()).exit_code, 0);
+  write_file(dir / "spread.toml", with_grid(dir / "two", 0.02, 4));
+  auto result = run_cpm_mpi(2, "run --quiet " + (dir / "spread.toml").string());
+  ASSERT_EQ(result.exit_code, 0) << result.standard_error;
+  expect_same_run(dir / "one", dir / "two", "side by side, 2 ranks", "side_by_side.csv");
+  write_file(dir / "first.toml", with_grid(dir / "first", 0.01, 2));
+  ASSERT_EQ(run_cpm_mpi(2, "run --quiet " + (dir / "first.toml").string()).exit_code, 0);
+  write_file(dir / "rest.toml", with_grid(dir / "rest", 0.02, 4));
+  result = run_cpm_mpi(3, "run --quiet " + (dir / "rest.toml").string() + " --restart " +
+                              (dir / "first" / "run.h5").string());
+  ASSERT_EQ(result.exit_code, 0) << result.standard_error;
+  const Checkpoint whole = read_checkpoint((dir / "one" / "run.h5").string());
+  const Checkpoint rest = read_checkpoint((dir / "rest" / "run.h5").string());
+  EXPECT_EQ(whole.state.time, rest.state.time);
+  EXPECT_LT((whole.positions - rest.positions).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LE((whole.density - rest.density).cwiseAbs().maxCoeff(),
+            1e-12 * whole.density.cwiseAbs().maxCoeff());
   std::filesystem::remove_all(dir);
 }
 
@@ -170,7 +204,6 @@ TEST(RunOverRanks, WhatDoesNotSpreadYetIsRefusedOnceBeforeAnythingIsWritten) {
   expect_refused("ranks_integrator",
                  replace(good, "beta = 50.0", "beta = 50.0\nintegrator = \"gradient_flow\""),
                  "dynamics.integrator");
-  expect_refused("ranks_grid", good + "[grid]\ncells = 32\n", "grid:");
   expect_refused("ranks_memory", replace(good, "n = 61", "n = 100000000000"),
                  "particles.n: a run of 100000000000 particles over 2 MPI ranks needs at least");
   expect_refused("ranks_bad_key", replace(good, "seed = 5", "seed = 5\nsed = 4"), "particles.sed");
