@@ -1,6 +1,7 @@
 #include "parallel/rank_group.hpp"
 
 #include <new>
+#include <numeric>
 
 #include "core/stop_request.hpp"
 #include "io/input_error.hpp"
@@ -16,6 +17,15 @@ IdRange RankGroup::share(std::uint64_t n) const {
   const std::uint64_t p = static_cast<std::uint64_t>(size_), r = static_cast<std::uint64_t>(rank_);
   const std::uint64_t base = n / p, extra = n % p;
   return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
+}
+
+Particles RankGroup::id_block(const Eigen::MatrixXd& all) const {
+  const IdRange block = share(static_cast<std::uint64_t>(all.rows()));
+  Particles p(Eigen::MatrixXd(all.middleRows(static_cast<Eigen::Index>(block.first),
+                                             static_cast<Eigen::Index>(block.count))));
+  p.ids.resize(block.count);
+  std::iota(p.ids.begin(), p.ids.end(), block.first);
+  return p;
 }
 
 void RankGroup::sum(double* values, int count) const {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/particles.hpp"
+
 namespace cpm {
 
 // The ids [first, first + count) a rank holds.
@@ -47,6 +49,8 @@ class RankGroup {
 
   // Contiguous blocks of the ids 0 … n − 1, the first n mod P ranks one id more.
   IdRange share(std::uint64_t n) const;
+  // This rank's block of the rows of `all` (every particle, row i holding id i), ids recorded.
+  Particles id_block(const Eigen::MatrixXd& all) const;
 
   // Each value becomes its sum (maximum) over the ranks; collective.
   void sum(double* values, int count) const;

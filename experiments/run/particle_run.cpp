@@ -1,7 +1,6 @@
 #include "experiments/run/particle_run.hpp"
 
 #include <memory>
-#include <numeric>
 
 #include "core/initial_law.hpp"
 #include "experiments/run/run_output.hpp"
@@ -39,11 +38,7 @@ void ParticleRun::restore(const Checkpoint& checkpoint) {
   // The checkpoint holds every particle in id order, whatever the ranks that wrote it: each rank
   // takes its block of ids again, then the particles move to their slabs.
   if (ranks_.spread()) {
-    const IdRange share = ranks_.share(static_cast<std::uint64_t>(config_.n));
-    particles_.positions = checkpoint.positions.middleRows(static_cast<Eigen::Index>(share.first),
-                                                           static_cast<Eigen::Index>(share.count));
-    particles_.ids.resize(share.count);
-    std::iota(particles_.ids.begin(), particles_.ids.end(), share.first);
+    particles_ = ranks_.id_block(checkpoint.positions);
     system_.forces->redistribute(particles_);
   } else {
     particles_.positions = checkpoint.positions;

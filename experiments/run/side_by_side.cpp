@@ -8,7 +8,6 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -120,11 +119,7 @@ SideBySideRun::SideBySideRun(const RunConfig& config, RankGroup ranks)
 void SideBySideRun::restore(const Checkpoint& checkpoint) {
   // Every particle in id order, whatever the ranks that wrote it: each rank takes its id block.
   if (ranks_.spread()) {
-    const IdRange share = ranks_.share(static_cast<std::uint64_t>(config_.n));
-    particles_.positions = checkpoint.positions.middleRows(static_cast<Eigen::Index>(share.first),
-                                                           static_cast<Eigen::Index>(share.count));
-    particles_.ids.resize(share.count);
-    std::iota(particles_.ids.begin(), particles_.ids.end(), share.first);
+    particles_ = ranks_.id_block(checkpoint.positions);
     system_.forces->redistribute(particles_);
   } else {
     particles_.positions = checkpoint.positions;
