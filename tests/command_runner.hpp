@@ -48,6 +48,17 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
   std::ofstream(path) << text;
 }
 
+// What a shell command prints on standard output.
+inline std::string read_command_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    ::pclose(pipe);
+  }
+  return out;
+}
+
 // The whole content of a file ("" when it cannot be read).
 inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -58,10 +69,12 @@ inline std::string read_file(const std::filesystem::path& path) {
 
 // Runs `cpm <arguments>` under `mpirun -np <ranks>` with a clean environment (a parent process
 // that initialised MPI would otherwise confuse mpirun) but the sanitizers' options (`make
-// sanitize`); mpirun's exit code and the ranks' standard error.
+// sanitize`), one OpenMP thread per rank (ranks oversubscribing the cores with threads of their
+// own would crawl); mpirun's exit code and the ranks' standard error.
 inline CommandResult run_cpm_mpi(int ranks, const std::string& arguments) {
   return run_cpm_with(
       "env -i PATH=/usr/bin:/bin OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMP_NUM_THREADS=1 "
       "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}\" mpirun "
       "--oversubscribe -np " +
           std::to_string(ranks) + " ",

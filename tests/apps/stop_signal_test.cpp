@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "io/h5md_reader.hpp"
 #include "io/model_checkpoint.hpp"
@@ -109,6 +110,77 @@ TEST(StopSignal, SigtermStopsCleanlyAndTheRunContinuesBitForBit) {
   const H5mdRun rest = read_h5md((dir / "continued" / "run.h5").string());
   EXPECT_EQ(whole.position_clock.step.back(), rest.position_clock.step.back());
   EXPECT_TRUE(whole.positions.back() == rest.positions.back());
+}
+
+// A run spread over MPI ranks: SIGTERM to the ranks (what a batch system's cancel sends; Open
+// MPI's mpirun itself kills its ranks on SIGTERM) stops every rank after the same frame, the first
+// rank saying how to continue; the run continues on another rank count to the particles of an
+// uninterrupted run (to rounding: the sums run in another order over ranks).
+TEST(StopSignal, SigtermToTheRanksStopsASpreadRunThatContinuesOnAnotherRankCount) {
+  const auto dir = fresh_directory("stop_ranks");
+  // 500 steps, a frame after each (about 2 s over 2 ranks).
+  auto short_run = [](const std::filesystem::path& out) {
+    std::string text = config(out, 200, 500);
+    return text.replace(text.find("t_end = 4.0"), 11, "t_end = 0.5");
+  };
+  write_file(dir / "stopped.toml", short_run(dir / "stopped"));
+  const std::string binary = CPM_BINARY, toml = (dir / "stopped.toml").string();
+  std::vector<std::string> words = {"/usr/bin/env",
+                                    "-i",
+                                    "PATH=/usr/bin:/bin",
+                                    "OMPI_ALLOW_RUN_AS_ROOT=1",
+                                    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                    "OMP_NUM_THREADS=1",
+                                    "mpirun",
+                                    "--oversubscribe",
+                                    "-np",
+                                    "2",
+                                    binary,
+                                    "run",
+                                    toml,
+                                    "--quiet"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  const std::string err_path = (dir / "err.txt").string();
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  ASSERT_TRUE(wait_for(dir / "stopped" / "run_info.txt"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string ranks = testing::read_command_output("pgrep -P " + std::to_string(pid));
+  std::istringstream children(ranks);
+  int signalled = 0;
+  for (pid_t child; children >> child; ++signalled) kill(child, SIGTERM);
+  EXPECT_EQ(signalled, 2) << ranks;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = read_file(dir / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  std::size_t lines = 0;
+  for (auto at = err.find("cpm: "); at != std::string::npos; at = err.find("cpm: ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << err;
+  EXPECT_NE(err.find("stopped by SIGTERM; run.h5 holds every frame up to t = "), std::string::npos)
+      << err;
+
+  write_file(dir / "whole.toml", short_run(dir / "whole"));
+  ASSERT_EQ(run_cpm("run " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
+  const auto continued = testing::run_cpm_mpi(3, "run " + toml + " --quiet --restart " +
+                                                     (dir / "stopped" / "run.h5").string() +
+                                                     " --output " + (dir / "continued").string());
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  const H5mdRun whole = read_h5md((dir / "whole" / "run.h5").string());
+  const H5mdRun rest = read_h5md((dir / "continued" / "run.h5").string());
+  EXPECT_EQ(whole.position_clock.step.back(), rest.position_clock.step.back());
+  EXPECT_LT((whole.positions.back() - rest.positions.back()).cwiseAbs().maxCoeff(), 1e-9);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(StopSignal, ASecondSignalStopsAtOnce) {
