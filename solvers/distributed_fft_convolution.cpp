@@ -4,8 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <numbers>
 #include <stdexcept>
 
 #include "parallel/slab_decomposition.hpp"
@@ -60,8 +62,12 @@ DistributedFftConvolution::DistributedFftConvolution(const Grid& grid,
       &local_first_plane, &local_frequencies, &local_first_frequency);
   if (local_planes != plane_count_ || (plane_count_ > 0 && local_first_plane != first_plane_))
     throw std::logic_error("distributed convolution: FFTW's slabs differ from the decomposition");
-  first_frequency_ = local_first_frequency;
-  frequency_count_ = local_frequencies;
+  // The frequency blocks the transposes use (block size ⌈F/P⌉). FFTW's local_n1 can report a
+  // frequency to a rank the block layout leaves without one (seen with F = 1 on two ranks), so
+  // the blocks are taken from the block size itself.
+  const long frequency_block = block(frequencies_, ranks);
+  first_frequency_ = std::min(frequencies_, frequency_block * rank);
+  frequency_count_ = std::min(frequencies_, frequency_block * (rank + 1)) - first_frequency_;
 
   complex_count_ = static_cast<std::size_t>(std::max<ptrdiff_t>(
       {transpose_doubles / 2 + 1, plane_count_ * frequencies_, frequency_count_ * planes_, 1}));
@@ -140,6 +146,32 @@ DistributedFftConvolution::DistributedFftConvolution(const Grid& grid,
   kernel_spectrum_.resize(static_cast<std::size_t>(frequency_count_ * length));
   for (std::size_t k = 0; k < kernel_spectrum_.size(); ++k)
     kernel_spectrum_[k] = columns_[k][0] / padded_size;  // real: the kernel is even
+  // The stiffness (FftConvolution::stiffness): K̂ against the symbol of the centred-difference
+  // Laplacian, Σ_a (4/h_a²) sin²(π p_a/P_a), at this rank's frequencies, then over every rank.
+  // A plane frequency f runs over (p_0 ∈ [0, P_0/2], p_1, …), p_0 fastest.
+  for (long f = 0; f < frequency_count_; ++f) {
+    double plane_laplacian = 0.0;
+    long rest = first_frequency_ + f;
+    for (int a = 0; a < s; ++a) {
+      const long extent = a == 0 ? padded_[0] / 2 + 1 : padded_[a];
+      const double sine =
+          std::sin(std::numbers::pi * static_cast<double>(rest % extent) / padded_[a]);
+      rest /= extent;
+      plane_laplacian += 4.0 * sine * sine / (grid.spacing(a) * grid.spacing(a));
+    }
+    for (long p = 0; p < length; ++p) {
+      const double sine = std::sin(std::numbers::pi * static_cast<double>(p) / length);
+      const double laplacian =
+          plane_laplacian + 4.0 * sine * sine / (grid.spacing(s) * grid.spacing(s));
+      const double k = columns_[f * length + p][0];
+      stiffness_repulsive_ = std::max(stiffness_repulsive_, laplacian * k);
+      stiffness_attractive_ = std::max(stiffness_attractive_, -laplacian * k);
+    }
+  }
+  double stiffness[2] = {stiffness_repulsive_, stiffness_attractive_};
+  MPI_Allreduce(MPI_IN_PLACE, stiffness, 2, MPI_DOUBLE, MPI_MAX, communicator);
+  stiffness_repulsive_ = stiffness[0];
+  stiffness_attractive_ = stiffness[1];
   std::fill(plane_in_, plane_in_ + plane_count_ * plane_padded_, 0.0);
 }
 

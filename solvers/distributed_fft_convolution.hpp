@@ -53,6 +53,10 @@ class DistributedFftConvolution {
   void convolve(const double* density_cells, double* potential_cells);
 
   const CellIntegratedKernel& weights() const { return weights_; }
+  // FftConvolution::stiffness of the whole grid (the maxima over every rank's frequencies).
+  double stiffness(double lambda) const {
+    return lambda >= 0.0 ? lambda * stiffness_repulsive_ : -lambda * stiffness_attractive_;
+  }
   const ConvolutionTimes& times() const { return times_; }
   // Bytes of the buffers this rank holds (plans excluded).
   double memory_bytes() const;
@@ -80,6 +84,7 @@ class DistributedFftConvolution {
   fftw_plan transpose_forward_ = nullptr, transpose_backward_ = nullptr;
   fftw_plan column_forward_ = nullptr, column_backward_ = nullptr;
   std::size_t complex_count_ = 0;  // of spectra_ and transposed_
+  double stiffness_repulsive_ = 0.0, stiffness_attractive_ = 0.0;
   ConvolutionTimes times_;
 };
 

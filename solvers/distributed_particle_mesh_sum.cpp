@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "parallel/plane_halos.hpp"
+
 namespace cpm {
 
 namespace {
@@ -15,8 +17,8 @@ int size_of(MPI_Comm communicator) {
   return size;
 }
 
-// Message tags of the four exchanges of a call.
-enum Tag : int { kGhostCountDown = 1, kGhostCountUp, kGhostsDown, kGhostsUp, kHaloDown, kHaloUp };
+// Message tags of the ghost exchanges.
+enum Tag : int { kGhostCountDown = 1, kGhostCountUp, kGhostsDown, kGhostsUp };
 
 }  // namespace
 
@@ -132,18 +134,15 @@ void DistributedParticleMeshSum::exchange_ghosts(const Eigen::MatrixXd& x) {
 
 void DistributedParticleMeshSum::exchange_potential_halos() {
   if (!part_) return;
-  const long first = slabs_.first_plane(rank_), count = slabs_.plane_count(rank_);
-  const Eigen::Index own = (first - part_first_) * plane_cells_, planes = 2 * plane_cells_;
-  const Eigen::Index end = own + count * plane_cells_;
-  double* from_above = above_ != MPI_PROC_NULL ? potential_.data() + end : nullptr;
-  double* from_below = below_ != MPI_PROC_NULL ? potential_.data() + own - planes : nullptr;
-  const int values = static_cast<int>(planes);
-  MPI_Sendrecv(potential_.data() + own, below_ != MPI_PROC_NULL ? values : 0, MPI_DOUBLE, below_,
-               kHaloDown, from_above, from_above ? values : 0, MPI_DOUBLE, above_, kHaloDown,
-               communicator_, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(potential_.data() + end - planes, above_ != MPI_PROC_NULL ? values : 0, MPI_DOUBLE,
-               above_, kHaloUp, from_below, from_below ? values : 0, MPI_DOUBLE, below_, kHaloUp,
-               communicator_, MPI_STATUS_IGNORE);
+  PlaneHalos halos;
+  halos.plane_cells = plane_cells_;
+  halos.own_offset = slabs_.first_plane(rank_) - part_first_;
+  halos.own_planes = slabs_.plane_count(rank_);
+  halos.width = 2;
+  halos.below = below_;
+  halos.above = above_;
+  halos.communicator = communicator_;
+  halos.exchange(potential_.data());
 }
 
 void DistributedParticleMeshSum::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& gradient,

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/random_stream.hpp"
@@ -34,9 +36,15 @@ void expect_serial_result(const std::vector<int>& cells, const InteractionKernel
     density[c] = c % 5 == 0 ? 0.0 : stream.uniform();
   }
   std::vector<double> expected(density.size());
-  FftConvolution(grid, kernel, FftPlanning::estimate).convolve(density.data(), expected.data());
+  FftConvolution serial(grid, kernel, FftPlanning::estimate);
+  serial.convolve(density.data(), expected.data());
 
   DistributedFftConvolution spread(grid, kernel, MPI_COMM_WORLD, FftPlanning::estimate);
+  for (const double lambda : {1.0, -1.0})  // the step bound of the grid solver
+    EXPECT_NEAR(spread.stiffness(lambda), serial.stiffness(lambda),
+                1e-10 * std::max(1.0, serial.stiffness(lambda)))
+        << cells.size() << "D " << cells.back() << " planes, " << kernel.describe() << ", lambda "
+        << lambda;
   const Eigen::Index first = spread.first_plane() * spread.plane_size();
   std::vector<double> local(static_cast<std::size_t>(spread.local_size())), found(local.size());
   std::copy(density.begin() + first, density.begin() + first + spread.local_size(), local.begin());
