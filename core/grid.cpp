@@ -70,4 +70,18 @@ Eigen::Index Grid::locate(const double* point) const {
   return c;
 }
 
+Grid Grid::slab(long first, long count) const {
+  const int s = dim() - 1;
+  Grid part = *this;
+  part.lower_[s] = lower_[s] + static_cast<double>(first) * spacing_[s];
+  part.upper_[s] = part.lower_[s] + static_cast<double>(count) * spacing_[s];
+  part.cells_[s] = static_cast<int>(count);
+  part.size_ = count * strides_[s];
+  part.active_.assign(active_.begin() + first * strides_[s],
+                      active_.begin() + (first + count) * strides_[s]);
+  part.active_count_ = 0;
+  for (const unsigned char a : part.active_) part.active_count_ += a != 0;
+  return part;
+}
+
 }  // namespace cpm

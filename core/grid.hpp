@@ -19,6 +19,9 @@ class Grid {
   Grid(const Domain& domain, Eigen::VectorXd lower, Eigen::VectorXd upper, Eigen::VectorXi cells);
   // Cells over D's bounding box (D must be bounded).
   static Grid over_domain(const Domain& domain, const Eigen::VectorXi& cells);
+  // The planes [first, first + count) along the last axis, with their cells' masks and the same
+  // spacing: a rank's slab of a grid spread over ranks.
+  Grid slab(long first, long count) const;
 
   int dim() const { return static_cast<int>(cells_.size()); }
   Eigen::Index size() const { return size_; }  // number of cells M, active or not

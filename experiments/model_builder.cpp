@@ -166,7 +166,8 @@ std::vector<double> make_initial_density(const RunConfig& config, const Grid& gr
 }
 
 std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, const Grid& grid,
-                                                     const ExternalPotential& potential) {
+                                                     const ExternalPotential& potential,
+                                                     const RankGroup& ranks) {
   McKeanVlasovParameters p;
   p.lambda = config.interaction.lambda;
   p.beta = config.dynamics.beta;
@@ -174,8 +175,13 @@ std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, co
   p.fixed_step = config.grid->step;
   p.reconstruction = config.grid->scheme == "first_order" ? Reconstruction::first_order
                                                           : Reconstruction::limited_linear;
-  return std::make_unique<McKeanVlasovSolver>(grid, potential, config.interaction.kernel, p,
-                                              make_initial_density(config, grid));
+  try {
+    return std::make_unique<McKeanVlasovSolver>(grid, potential, config.interaction.kernel, p,
+                                                make_initial_density(config, grid), ranks);
+  } catch (const std::invalid_argument& e) {
+    if (!ranks.spread()) throw;
+    throw InputError(config.source + ": grid.cells: " + e.what());
+  }
 }
 
 Particles sample_initial_particles(const RunConfig& config, const Grid& grid,

@@ -68,8 +68,10 @@ int mesh_near_cells(const InteractionConfig& interaction, int dim);
 Grid make_grid(const RunConfig& config);
 // ρ_0 as cell averages normalised to unit mass: the [initial] law, a file, or a closed form.
 std::vector<double> make_initial_density(const RunConfig& config, const Grid& grid);
+// Over several `ranks` each solves its slab of the grid (McKeanVlasovSolver's spread constructor).
 std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, const Grid& grid,
-                                                     const ExternalPotential& potential);
+                                                     const ExternalPotential& potential,
+                                                     const RankGroup& ranks = {});
 // N particles drawn i.i.d. from ρ_0: from the [initial] law itself when the grid starts from it,
 // otherwise from the grid's piecewise-constant ρ_0; projected onto D.
 Particles sample_initial_particles(const RunConfig& config, const Grid& grid,

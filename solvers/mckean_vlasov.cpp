@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "parallel/slab_decomposition.hpp"
 #include "solvers/simd_math.hpp"
 
 namespace cpm {
@@ -45,10 +46,49 @@ inline double generalised_minmod(double below, double above, double theta) {
 
 }  // namespace
 
+namespace {
+
+// This rank's planes along the last axis and its part: the planes with two halo planes each side.
+struct SlabPart {
+  long first = 0, planes = 0, part_first = 0, part_planes = 0;
+};
+
+SlabPart slab_part(const Grid& whole, const RankGroup& ranks) {
+  const int s = whole.dim() - 1;
+  const long n = whole.cells(s);
+  if (!ranks.spread()) return {0, n, 0, n};
+  const SlabDecomposition slabs(whole.lower()[s], whole.upper()[s], n, ranks.size());
+  for (int r = 0; r < ranks.size(); ++r)
+    if (slabs.plane_count(r) < 2)
+      throw std::invalid_argument("the grid solver over " + std::to_string(ranks.size()) +
+                                  " ranks needs at least two of "
+                                  "the grid's " +
+                                  std::to_string(n) +
+                                  " planes along its last axis per rank; use fewer "
+                                  "ranks or more cells");
+  SlabPart p;
+  p.first = slabs.first_plane(ranks.rank());
+  p.planes = slabs.plane_count(ranks.rank());
+  p.part_first = std::max(p.first - 2, 0L);
+  p.part_planes = std::min(p.first + p.planes + 2, n) - p.part_first;
+  return p;
+}
+
+}  // namespace
+
 McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& potential,
                                        const InteractionKernel& kernel,
                                        McKeanVlasovParameters parameters, State initial_density)
-    : grid_(std::move(grid)),
+    : McKeanVlasovSolver(std::move(grid), potential, kernel, parameters, std::move(initial_density),
+                         RankGroup{}) {}
+
+McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& potential,
+                                       const InteractionKernel& kernel,
+                                       McKeanVlasovParameters parameters, State initial_density,
+                                       RankGroup ranks)
+    : whole_(std::move(grid)),
+      grid_(whole_),
+      ranks_(ranks),
       parameters_(parameters),
       interacting_(parameters.lambda != 0.0 && kernel.kind != InteractionKernel::Kind::none),
       stepper_(make_ssp_rk3<Stepper>()),
@@ -59,8 +99,27 @@ McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& poten
   if (!(parameters_.fixed_step >= 0.0)) throw std::invalid_argument("the fixed step must be >= 0");
   if (!(parameters_.limiter_theta >= 1.0 && parameters_.limiter_theta <= 2.0))
     throw std::invalid_argument("the limiter parameter theta must lie in [1, 2]");
+  const SlabPart part = slab_part(whole_, ranks_);
+  const Eigen::Index plane = whole_.stride(whole_.dim() - 1);
+  if (ranks_.spread()) {
+    grid_ = whole_.slab(part.part_first, part.part_planes);
+    halos_.plane_cells = plane;
+    halos_.own_offset = part.first - part.part_first;
+    halos_.own_planes = part.planes;
+    halos_.width = 2;
+    if (ranks_.rank() > 0) halos_.below = ranks_.rank() - 1;
+    if (ranks_.rank() + 1 < ranks_.size()) halos_.above = ranks_.rank() + 1;
+    halos_.communicator = ranks_.communicator();
+    if (interacting_)
+      spread_convolution_ =
+          std::make_unique<DistributedFftConvolution>(whole_, kernel, ranks_.communicator());
+  } else if (interacting_) {
+    convolution_ = std::make_unique<FftConvolution>(grid_, kernel);
+  }
+  part_offset_ = part.part_first * plane;
+  own_first_ = (part.first - part.part_first) * plane;
+  own_last_ = own_first_ + part.planes * plane;
   const Eigen::Index m = grid_.size();
-  if (interacting_) convolution_ = std::make_unique<FftConvolution>(grid_, kernel);
 
   Eigen::VectorXd values;
   potential.evaluate(grid_.centres(), values, nullptr);
@@ -99,20 +158,31 @@ void McKeanVlasovSolver::check_density(const State& density) const {
   if (static_cast<Eigen::Index>(density.size()) != grid_.size())
     throw std::invalid_argument("density has " + std::to_string(density.size()) +
                                 " values for a grid of " + std::to_string(grid_.size()) + " cells");
+  // Over ranks every rank checks its own cells and all agree before any throws.
+  std::string problem;
   double total = 0.0;
-  for (Eigen::Index c = 0; c < grid_.size(); ++c) {
+  for (Eigen::Index c = own_first_; c < own_last_ && problem.empty(); ++c) {
     if (!(density[c] >= 0.0) || !std::isfinite(density[c]))
-      throw std::invalid_argument("density must be finite and non-negative (cell " +
-                                  std::to_string(c) + ")");
-    if (!grid_.active(c) && density[c] != 0.0)
-      throw std::invalid_argument("density must vanish in masked cells (cell " + std::to_string(c) +
-                                  ")");
+      problem =
+          "density must be finite and non-negative (cell " + std::to_string(part_offset_ + c) + ")";
+    else if (!grid_.active(c) && density[c] != 0.0)
+      problem =
+          "density must vanish in masked cells (cell " + std::to_string(part_offset_ + c) + ")";
     total += density[c];
   }
-  if (!(total > 0.0)) throw std::invalid_argument("density has zero mass");
+  if (ranks_.max(problem.empty() ? 0.0 : 1.0) > 0.0)
+    throw std::invalid_argument(problem.empty() ? "density is invalid on another rank" : problem);
+  if (!(ranks_.sum(total) > 0.0)) throw std::invalid_argument("density has zero mass");
 }
 
 void McKeanVlasovSolver::set_state(State density, double time, std::uint64_t steps) {
+  if (ranks_.spread()) {  // the whole grid's density: this rank's part of it
+    if (static_cast<Eigen::Index>(density.size()) != whole_.size())
+      throw std::invalid_argument("density has " + std::to_string(density.size()) +
+                                  " values for a grid of " + std::to_string(whole_.size()) +
+                                  " cells");
+    density = State(density.begin() + part_offset_, density.begin() + part_offset_ + grid_.size());
+  }
   check_density(density);
   density_ = std::move(density);
   time_ = time;
@@ -324,15 +394,19 @@ double McKeanVlasovSolver::divergence(const State& rho, State& drho) const {
   };
   const Eigen::Index layer = stride[d - 1];  // the largest stride
   double largest_rate = 0.0;
+  // The rate counts on this rank's own cells (all of them on one process; halo planes of a part
+  // of a grid spread over ranks see closed faces at the part's edge).
+  const Eigen::Index own_first = own_first_, own_last = own_last_;
+  auto own = [&](Eigen::Index c) { return c >= own_first && c < own_last; };
   for (Eigen::Index c = 0; c < std::min(layer, m); ++c) {
     double rate = 0.0;
     drho[c] = cell(c, rate);
-    largest_rate = std::max(largest_rate, rate);
+    if (own(c)) largest_rate = std::max(largest_rate, rate);
   }
   for (Eigen::Index c = std::max(layer, m - layer); c < m; ++c) {
     double rate = 0.0;
     drho[c] = cell(c, rate);
-    largest_rate = std::max(largest_rate, rate);
+    if (own(c)) largest_rate = std::max(largest_rate, rate);
   }
 #pragma omp parallel for simd schedule(static) reduction(max : largest_rate) if (m > kParallelCells)
   for (Eigen::Index c = layer; c < m - layer; ++c) {
@@ -343,45 +417,74 @@ double McKeanVlasovSolver::divergence(const State& rho, State& drho) const {
       outflow += out_above(a, c) + out_below(a, c);
     }
     drho[c] = change;
-    largest_rate = std::max(largest_rate, rate_of(c, outflow));
+    if (own(c)) largest_rate = std::max(largest_rate, rate_of(c, outflow));
   }
   return largest_rate;
 }
 
-double McKeanVlasovSolver::rhs(const State& rho, State& drho) {
+double McKeanVlasovSolver::rhs(const State& density, State& drho) {
   const Eigen::Index m = grid_.size();
+  // Over ranks: the stage's density with its halo planes from the neighbours, and W∗ρ of the own
+  // planes by the distributed convolution, its halo planes exchanged the same way.
+  const State* rho_pointer = &density;
+  if (ranks_.spread()) {
+    halo_work_ = density;
+    halos_.exchange(halo_work_.data());
+    rho_pointer = &halo_work_;
+  }
+  const State& rho = *rho_pointer;
   if (interacting_) {
-    convolution_->convolve(rho.data(), convolved_.data());
+    if (spread_convolution_) {
+      spread_convolution_->convolve(rho.data() + own_first_, convolved_.data() + own_first_);
+      halos_.exchange(convolved_.data());
+    } else {
+      convolution_->convolve(rho.data(), convolved_.data());
+    }
     const double lambda = parameters_.lambda;
 #pragma omp parallel for schedule(static) if (m > kParallelCells)
     for (Eigen::Index c = 0; c < m; ++c) phi_[c] = external_[c] + lambda * convolved_[c];
   }
   const State& phi = interacting_ ? phi_ : external_;
+  double rate = 0.0;
   if (limited_) {
     limited_fluxes(phi, rho);
-    return divergence<true>(rho, drho);
+    rate = divergence<true>(rho, drho);
+  } else {
+    face_fluxes(phi, rho);
+    rate = divergence<false>(rho, drho);
   }
-  face_fluxes(phi, rho);
-  return divergence<false>(rho, drho);
+  if (ranks_.spread()) {  // halo cells belong to the neighbours: they do not move here
+    std::fill(drho.begin(), drho.begin() + own_first_, 0.0);
+    std::fill(drho.begin() + own_last_, drho.end(), 0.0);
+  }
+  return rate;
+}
+
+double McKeanVlasovSolver::max_density() const {
+  double largest = 0.0;
+  for (Eigen::Index c = own_first_; c < own_last_; ++c) largest = std::max(largest, density_[c]);
+  return ranks_.max(largest);
 }
 
 double McKeanVlasovSolver::stability_rate() const {
   double rate = diffusion_rate_;
   if (interacting_) {
-    const double largest = *std::max_element(density_.begin(), density_.end());
-    rate = std::max(rate, convolution_->stiffness(parameters_.lambda) * largest / kSspRk3RealAxis);
+    const double stiffness = spread_convolution_
+                                 ? spread_convolution_->stiffness(parameters_.lambda)
+                                 : convolution_->stiffness(parameters_.lambda);
+    rate = std::max(rate, stiffness * max_density() / kSspRk3RealAxis);
   }
   return rate;
 }
 
 double McKeanVlasovSolver::stable_step() {
-  const double rate = std::max(rhs(density_, derivative_), stability_rate());
+  const double rate = std::max(ranks_.max(rhs(density_, derivative_)), stability_rate());
   return rate > 0.0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
 }
 
 double McKeanVlasovSolver::step(double t_max) {
   if (!(t_max > time_)) throw std::invalid_argument("step: t_max must exceed the current time");
-  const double rate = std::max(rhs(density_, derivative_), stability_rate());
+  const double rate = std::max(ranks_.max(rhs(density_, derivative_)), stability_rate());
   const bool fixed = parameters_.fixed_step > 0.0;
   double dt = fixed
                   ? parameters_.fixed_step
@@ -399,6 +502,7 @@ double McKeanVlasovSolver::step(double t_max) {
                                " at t = " + std::to_string(time_));
     largest_stage_rate_ = 0.0;
     stepper_.do_step(system, density_, derivative_, time_, next_, dt);
+    largest_stage_rate_ = ranks_.max(largest_stage_rate_);  // every rank retries, or none
     if (dt * largest_stage_rate_ <= 1.0) break;
     if (fixed || attempt > 20)
       throw std::runtime_error(
@@ -421,7 +525,9 @@ void McKeanVlasovSolver::advance_to(double t) {
 
 const McKeanVlasovSolver::State& McKeanVlasovSolver::interaction_potential() {
   if (!potential_current_) {
-    if (interacting_)
+    if (spread_convolution_)
+      spread_convolution_->convolve(density_.data() + own_first_, potential_.data() + own_first_);
+    else if (interacting_)
       convolution_->convolve(density_.data(), potential_.data());
     else
       std::fill(potential_.begin(), potential_.end(), 0.0);
@@ -432,25 +538,48 @@ const McKeanVlasovSolver::State& McKeanVlasovSolver::interaction_potential() {
 
 double McKeanVlasovSolver::mass() const {
   double total = 0.0;
-  for (double r : density_) total += r;
-  return total * grid_.cell_volume();
+  for (Eigen::Index c = own_first_; c < own_last_; ++c) total += density_[c];
+  return ranks_.sum(total) * grid_.cell_volume();
 }
 
 GridEnergy McKeanVlasovSolver::energy() {
   const State& w = interaction_potential();
-  GridEnergy e;
-  double entropy = 0.0;
-  for (Eigen::Index c = 0; c < grid_.size(); ++c) {
+  double terms[3] = {0.0, 0.0, 0.0};  // Σ Vρ, Σ ρ W∗ρ, Σ ρ log ρ over this rank's cells
+  for (Eigen::Index c = own_first_; c < own_last_; ++c) {
     const double r = density_[c];
-    e.external += external_[c] * r;
-    e.interaction += r * w[c];
-    if (r > 0.0) entropy += r * std::log(r);
+    terms[0] += external_[c] * r;
+    terms[1] += r * w[c];
+    if (r > 0.0) terms[2] += r * std::log(r);
   }
+  ranks_.sum(terms, 3);
   const double v = grid_.cell_volume();
-  e.external *= v;
-  e.interaction *= 0.5 * parameters_.lambda * v;
-  e.entropy = std::isinf(parameters_.beta) ? 0.0 : entropy * v / parameters_.beta;
+  GridEnergy e;
+  e.external = terms[0] * v;
+  e.interaction = terms[1] * 0.5 * parameters_.lambda * v;
+  e.entropy = std::isinf(parameters_.beta) ? 0.0 : terms[2] * v / parameters_.beta;
   return e;
+}
+
+void McKeanVlasovSolver::gather_part(const State& part, State& whole) const {
+  if (!ranks_.spread()) {
+    whole = part;
+    return;
+  }
+  const int mine = static_cast<int>(own_last_ - own_first_);
+  std::vector<int> counts(ranks_.first() ? ranks_.size() : 0), offsets(counts.size());
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, ranks_.communicator());
+  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  if (ranks_.first()) whole.resize(static_cast<std::size_t>(whole_.size()));
+  MPI_Gatherv(part.data() + own_first_, mine, MPI_DOUBLE, whole.data(), counts.data(),
+              offsets.data(), MPI_DOUBLE, 0, ranks_.communicator());
+}
+
+void McKeanVlasovSolver::gather_density(State& whole) const {
+  gather_part(density_, whole);
+}
+
+void McKeanVlasovSolver::gather_interaction_potential(State& whole) {
+  gather_part(interaction_potential(), whole);
 }
 
 }  // namespace cpm

@@ -54,8 +54,11 @@
 #include <vector>
 
 #include "core/grid.hpp"
+#include "parallel/plane_halos.hpp"
+#include "parallel/rank_group.hpp"
 #include "physics/external_potential.hpp"
 #include "physics/riesz_kernel.hpp"
+#include "solvers/distributed_fft_convolution.hpp"
 #include "solvers/fft_convolution.hpp"
 
 namespace cpm {
@@ -121,6 +124,15 @@ class McKeanVlasovSolver {
   // `initial_density` holds M non-negative cell averages, zero in masked cells, positive mass.
   McKeanVlasovSolver(Grid grid, const ExternalPotential& potential, const InteractionKernel& kernel,
                      McKeanVlasovParameters parameters, State initial_density);
+  // The grid spread over `ranks` (docs/distributed.md §7): each rank solves its slab of planes
+  // along the last axis, with two halo planes of ρ and W∗ρ from each neighbour before every
+  // right-hand side, W∗ρ by the distributed convolution, and the step bound, the stage check, the
+  // mass and the energy reduced over the ranks (collective calls). grid() is then the rank's part
+  // (its planes and halos) and density() holds the part; whole_grid() and gather_density() give
+  // the whole. `initial_density` (and set_state's) holds the whole grid. Throws
+  // std::invalid_argument when a rank would hold fewer than two planes.
+  McKeanVlasovSolver(Grid grid, const ExternalPotential& potential, const InteractionKernel& kernel,
+                     McKeanVlasovParameters parameters, State initial_density, RankGroup ranks);
 
   // One SSP-RK3 step of the size given by the bound (or the fixed step), ending at most at
   // t_max; returns the step taken.
@@ -149,6 +161,11 @@ class McKeanVlasovSolver {
   double rhs(const State& density, State& derivative);
 
   const Grid& grid() const { return grid_; }
+  const Grid& whole_grid() const { return whole_; }
+  // The whole grid's density (W∗ρ) on the first rank (collective; the density itself on one
+  // process), and nothing elsewhere.
+  void gather_density(State& whole) const;
+  void gather_interaction_potential(State& whole);
   const McKeanVlasovParameters& parameters() const { return parameters_; }
 
  private:
@@ -164,7 +181,16 @@ class McKeanVlasovSolver {
   template <bool kLimited>
   double divergence(const State& density, State& derivative) const;
 
-  Grid grid_;
+  void gather_part(const State& part, State& whole) const;
+  double max_density() const;
+
+  Grid whole_, grid_;  // the whole grid and this rank's part (the same on one process)
+  RankGroup ranks_;
+  Eigen::Index own_first_ = 0, own_last_ = 0;  // this rank's cells within the part
+  Eigen::Index part_offset_ = 0;               // the part's first cell within the whole grid
+  PlaneHalos halos_;
+  std::unique_ptr<DistributedFftConvolution> spread_convolution_;  // over ranks, when interacting
+  State halo_work_;                                                // a stage's ρ with fresh halos
   McKeanVlasovParameters parameters_;
   bool interacting_;
   std::unique_ptr<FftConvolution> convolution_;  // null when λ W = 0

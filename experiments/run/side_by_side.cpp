@@ -102,10 +102,10 @@ SideBySideRun::SideBySideRun(const RunConfig& config, RankGroup ranks)
   ParticleSystemSpec spec = particle_system_spec(config_);
   spec.ranks = ranks_;
   system_ = build_particle_system(spec, 0);
-  solver_ = make_grid_solver(config_, grid, system_.forces->potential());
+  solver_ = make_grid_solver(config_, grid, system_.forces->potential(), ranks_);
   check_grid_inputs(config_, grid, *solver_);
-  if (ranks_.spread()) {
-    particles_ = sample_initial_share(config_, grid, solver_->density(),
+  if (ranks_.spread()) {  // the solver holds a slab: the particles come from the whole ρ_0
+    particles_ = sample_initial_share(config_, grid, make_initial_density(config_, grid),
                                       ranks_.share(static_cast<std::uint64_t>(config_.n)), 0);
     system_.forces->redistribute(particles_);
   } else {
@@ -178,18 +178,22 @@ std::vector<std::string> SideBySideRun::columns() const {
 
 std::vector<double> SideBySideRun::measure() {
   const EnergyTerms e = system_.forces->energy(particles_.positions);
-  // The distances need every particle: over several ranks the first rank gathers them (in id
-  // order, so that it measures what one process measures) and the others return its row's shape.
+  const GridEnergy g = solver_->energy();
+  const double mass = solver_->mass();
+  // The distances need every particle and the whole density: over several ranks the first rank
+  // gathers them (the particles in id order, so that it measures what one process measures) and
+  // the others return its row's shape.
   if (ranks_.spread()) {
     ranks_.gather_by_id(particles_.ids, particles_.positions, gathered_);
+    solver_->gather_density(gathered_density_);
+    solver_->gather_interaction_potential(gathered_potential_);
     if (!ranks_.first()) return std::vector<double>(columns().size(), 0.0);
   }
   const Eigen::MatrixXd& x = ranks_.spread() ? gathered_ : particles_.positions;
-  const std::vector<double>& rho = solver_->density();
+  const std::vector<double>& rho = ranks_.spread() ? gathered_density_ : solver_->density();
   const int d = grid().dim();
-  const GridEnergy g = solver_->energy();
-  std::vector<double> row = {time(),        e.external, e.interaction,   e.total(),      g.external,
-                             g.interaction, g.entropy,  g.free_energy(), solver_->mass()};
+  std::vector<double> row = {time(),        e.external, e.interaction,   e.total(), g.external,
+                             g.interaction, g.entropy,  g.free_energy(), mass};
   if (d == 1) {
     const Wasserstein1D w = wasserstein_1d(x.col(0), grid(), rho);
     row.insert(row.end(), {w.w1, w.w2});

@@ -4,9 +4,9 @@
 // runner records how far the empirical measure is from ρ_t (docs/numerics.md §3): exact W1/W2 in
 // 1D, sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
 // energy terms and the grid's free energy. Over several MPI ranks the particles are spread as in
-// a particle run (each rank its block of ids, the interaction sum distributed) while every rank
-// solves the whole grid (the grid is not decomposed yet: docs/distributed.md §7); the first rank
-// gathers the particles to measure the distances.
+// a particle run (each rank its block of ids, the interaction sum distributed) and each rank
+// solves its slab of the grid (docs/distributed.md §7); the first rank gathers the particles and
+// the density to measure the distances and write the frames.
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,11 +55,15 @@ class SideBySideRun final : public RunSystem {
   McKeanVlasovSolver& grid_solver() { return *solver_; }
   ParticleIntegrator& particle_integrator() override { return *system_.integrator; }
   ForceField& forces() override { return *system_.forces; }
-  const Grid& grid() const { return solver_->grid(); }
-  const Grid* field_grid() const override { return &solver_->grid(); }
-  const std::vector<double>* density() const override { return &solver_->density(); }
+  const Grid& grid() const { return solver_->whole_grid(); }
+  const Grid* field_grid() const override { return &solver_->whole_grid(); }
+  // The whole grid's fields (over several ranks: as gathered by the last measure(), on the first
+  // rank).
+  const std::vector<double>* density() const override {
+    return ranks_.spread() ? &gathered_density_ : &solver_->density();
+  }
   const std::vector<double>* potential() const override {
-    return &solver_->interaction_potential();
+    return ranks_.spread() ? &gathered_potential_ : &solver_->interaction_potential();
   }
   double mmd_bandwidth() const { return bandwidth_; }
   // The particles' histogram over the grid density along axis 0 (d > 1: the marginals in x_0), at
@@ -77,6 +81,7 @@ class SideBySideRun final : public RunSystem {
   RunConfig config_;
   RankGroup ranks_;
   Eigen::MatrixXd gathered_;  // over several ranks: every particle, on the first rank
+  std::vector<double> gathered_density_, gathered_potential_;  // and the whole grid's fields
   ParticleSystem system_;
   std::unique_ptr<McKeanVlasovSolver> solver_;
   Particles particles_;

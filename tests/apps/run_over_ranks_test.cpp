@@ -133,7 +133,7 @@ TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
   std::filesystem::remove_all(dir);
 }
 
-// Side by side with the grid solver (which every rank solves whole): the particles spread, the
+// Side by side with the grid solver (each rank its slab of the grid): the particles spread, the
 // distances measured on the gathered particles; and a run written on 2 ranks continues on 3.
 TEST(RunOverRanks, SideBySideRunsFollowOneProcessAndContinueOnOtherRankCounts) {
   const auto dir = fresh_directory("run_ranks_grid");
