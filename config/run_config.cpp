@@ -42,17 +42,19 @@ double physical_memory_bytes() {
 
 // A run that cannot fit in this machine's memory stops at configuration, naming what it would
 // need, instead of failing to allocate after its output folder was made. Spread over P ranks
-// (launched by mpirun), each rank needs its 1/P of the particle arrays, the first rank also the
-// frame it gathers (two d-vectors per particle), out of this machine's memory shared by the ranks
-// it runs.
+// (launched by mpirun), each rank needs its 1/P of the particle arrays and of the grid, the first
+// rank also the frame it gathers (two d-vectors per particle, two values per cell), out of this
+// machine's memory shared by the ranks it runs.
 void check_memory(TomlReader& particles, TomlReader& root, const RunConfig& c) {
   const double available = physical_memory_bytes();
   if (available <= 0.0) return;
   const RunMemory need = estimated_run_memory(c);
   const int ranks = launched_ranks(), here = launched_local_ranks();
   if (ranks > 1) {
-    const double gathered = static_cast<double>(c.n) * 2.0 * c.domain.dim() * sizeof(double);
-    const double per_rank = need.particles / ranks + gathered + need.grid;
+    // The frames gather the particles (positions, drift) and the grid's ρ and W∗ρ.
+    const double gathered = static_cast<double>(c.n) * 2.0 * c.domain.dim() * sizeof(double) +
+                            need.cells * 2.0 * sizeof(double);
+    const double per_rank = (need.particles + need.grid) / ranks + gathered;
     const double share = available / here;
     if (per_rank <= share) return;
     particles.fail("n", "a run of " + format_count(static_cast<double>(c.n)) + " particles over " +
