@@ -92,11 +92,11 @@ void expect_same_run(const std::filesystem::path& one, const std::filesystem::pa
   }
 }
 
-TEST(RunOverRanks, TwoAndThreeRanksFollowOneProcess) {
+TEST(RunOverRanks, TwoThreeAndFourRanksFollowOneProcess) {
   const auto dir = fresh_directory("run_ranks");
   write_file(dir / "one.toml", config(dir / "one"));
   ASSERT_EQ(run_cpm("run --quiet " + (dir / "one.toml").string()).exit_code, 0);
-  for (int ranks : {2, 3}) {
+  for (int ranks : {2, 3, 4}) {
     const auto out = dir / ("ranks" + std::to_string(ranks));
     write_file(dir / "spread.toml", config(out));
     const auto result = run_cpm_mpi(ranks, "run --quiet " + (dir / "spread.toml").string());
@@ -108,7 +108,8 @@ TEST(RunOverRanks, TwoAndThreeRanksFollowOneProcess) {
   std::filesystem::remove_all(dir);
 }
 
-// The particle-mesh sum over ranks (particles migrating between slabs of the mesh) in 2D and 3D.
+// The particle-mesh sum over 2 and 4 ranks (particles migrating between slabs of the mesh) in 2D
+// and 3D.
 TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
   const auto dir = fresh_directory("run_ranks_mesh");
   for (const bool three_d : {false, true}) {
@@ -120,7 +121,7 @@ TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
     };
     write_file(dir / "one.toml", mesh(dir / ("one" + dimension)));
     ASSERT_EQ(run_cpm("run --quiet " + (dir / "one.toml").string()).exit_code, 0);
-    for (int ranks : {2, 3}) {
+    for (int ranks : {2, 4}) {
       const auto out = dir / (dimension + "_ranks" + std::to_string(ranks));
       write_file(dir / "spread.toml", mesh(out));
       const auto result = run_cpm_mpi(ranks, "run --quiet " + (dir / "spread.toml").string());
@@ -133,8 +134,9 @@ TEST(RunOverRanks, ParticleMeshRunsIn2DAnd3DFollowOneProcess) {
   std::filesystem::remove_all(dir);
 }
 
-// Side by side with the grid solver (each rank its slab of the grid): the particles spread, the
-// distances measured on the gathered particles; and a run written on 2 ranks continues on 3.
+// Side by side with the grid solver (each rank its slab of the grid) on 2 and 4 ranks: the
+// particles spread, the distances measured on the gathered particles and density; and a run
+// written on 2 ranks continues on 3.
 TEST(RunOverRanks, SideBySideRunsFollowOneProcessAndContinueOnOtherRankCounts) {
   const auto dir = fresh_directory("run_ranks_grid");
   auto with_grid = [&](const std::filesystem::path& out, double t_end, int outputs) {
@@ -142,10 +144,15 @@ TEST(RunOverRanks, SideBySideRunsFollowOneProcessAndContinueOnOtherRankCounts) {
   };
   write_file(dir / "one.toml", with_grid(dir / "one", 0.02, 4));
   ASSERT_EQ(run_cpm("run --quiet " + (dir / "one.toml").string()).exit_code, 0);
-  write_file(dir / "spread.toml", with_grid(dir / "two", 0.02, 4));
-  auto result = run_cpm_mpi(2, "run --quiet " + (dir / "spread.toml").string());
-  ASSERT_EQ(result.exit_code, 0) << result.standard_error;
-  expect_same_run(dir / "one", dir / "two", "side by side, 2 ranks", "side_by_side.csv");
+  testing::CommandResult result;
+  for (int ranks : {2, 4}) {
+    const auto out = dir / ("ranks" + std::to_string(ranks));
+    write_file(dir / "spread.toml", with_grid(out, 0.02, 4));
+    result = run_cpm_mpi(ranks, "run --quiet " + (dir / "spread.toml").string());
+    ASSERT_EQ(result.exit_code, 0) << result.standard_error;
+    expect_same_run(dir / "one", out, "side by side, " + std::to_string(ranks) + " ranks",
+                    "side_by_side.csv");
+  }
   write_file(dir / "first.toml", with_grid(dir / "first", 0.01, 2));
   ASSERT_EQ(run_cpm_mpi(2, "run --quiet " + (dir / "first.toml").string()).exit_code, 0);
   write_file(dir / "rest.toml", with_grid(dir / "rest", 0.02, 4));
