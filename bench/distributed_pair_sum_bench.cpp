@@ -1,9 +1,9 @@
 // The direct pair sum of one system over MPI ranks (solvers/distributed_pair_sum.hpp) against the
 // blocked sum of one process, in the same run: run it under mpirun with 1 and with 2 ranks,
 //
-//   OMP_NUM_THREADS=2 mpirun --bind-to none -x OMP_NUM_THREADS -np 1 \
+//   OMP_NUM_THREADS=2 mpirun --bind-to none -x OMP_NUM_THREADS -np 1
 //       build/bin/distributed_pair_sum_bench [N] [d]
-//   OMP_NUM_THREADS=1 mpirun --bind-to none -x OMP_NUM_THREADS -np 2 \
+//   OMP_NUM_THREADS=1 mpirun --bind-to none -x OMP_NUM_THREADS -np 2
 //       build/bin/distributed_pair_sum_bench [N] [d]
 //
 // (Open MPI binds a rank to one core unless told `--bind-to none`, and passes OMP_NUM_THREADS on

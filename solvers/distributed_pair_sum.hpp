@@ -2,12 +2,15 @@
 // The direct pair sum of one system spread over the ranks of a communicator (docs/distributed.md
 // §3): each rank holds a share of the particles (any split; the rows of its Particles), computes
 // the pairs inside its share with the blocked sum (solvers/blocked_pair_sum.hpp), and the shares
-// pass round a ring, P − 1 shifts of MPI_Sendrecv, each rank adding the interactions of every
-// visiting share onto its own rows (the same SIMD evaluators, one register of sources at a time).
-// Memory per rank: its share and one visiting share. It is an InteractionSum on the local rows, so
-// ForceField and the integrators use it unchanged (with the particles' ids keying the noise). The
-// gradient of a row is that of one process to rounding (the sums run in another order; ≤ 1e-12
-// relative in the tests); the pair energy, summed over every rank, is the same on each.
+// pass round a ring, ⌊P/2⌋ shifts of MPI_Sendrecv, each carrying the gradient accumulated for it:
+// a rank evaluates each pair between its share and the visitor once (the same SIMD evaluators)
+// and adds it to both, and after the last shift the visitors' gradients go home. Every pair of
+// shares meets once (with P even, the last shift's pairs are split between the two ranks). Memory
+// per rank: its share and one visiting share with its gradient. It is an InteractionSum on the
+// local rows, so ForceField and the integrators use it unchanged (with the particles' ids keying
+// the noise). The gradient of a row is that of one process to rounding (the sums run in another
+// order; ≤ 1e-12 relative in the tests); the pair energy, summed over every rank, is the same on
+// each.
 #include <mpi.h>
 
 #include <memory>
@@ -37,7 +40,7 @@ class DistributedPairSum final : public InteractionSum {
   std::vector<int> counts_;
   std::vector<double> held_, arriving_;  // coordinate-major shares on the ring
   std::vector<SimdDouble> scratch_;      // per thread: the target row and its sums
-  std::vector<double> row_energy_;
+  std::vector<double> tile_energy_;
 };
 
 }  // namespace cpm
