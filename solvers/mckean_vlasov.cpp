@@ -555,7 +555,7 @@ GridEnergy McKeanVlasovSolver::energy() {
   const double v = grid_.cell_volume();
   GridEnergy e;
   e.external = terms[0] * v;
-  e.interaction = terms[1] * 0.5 * parameters_.lambda * v;
+  e.interaction = terms[1] * (0.5 * parameters_.lambda * v);
   e.entropy = std::isinf(parameters_.beta) ? 0.0 : terms[2] * v / parameters_.beta;
   return e;
 }
