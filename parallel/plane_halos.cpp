@@ -6,6 +6,20 @@ namespace {
 enum Tag : int { kDown = 101, kUp = 102 };  // apart from the tags of other exchanges
 }  // namespace
 
+PlaneHalos PlaneHalos::of_slab(const SlabDecomposition& slabs, int rank, Eigen::Index plane_cells,
+                               long own_offset, int width, MPI_Comm communicator) {
+  PlaneHalos h;
+  h.plane_cells = plane_cells;
+  h.own_offset = own_offset;
+  h.own_planes = slabs.plane_count(rank);
+  h.width = width;
+  h.communicator = communicator;
+  if (h.own_planes > 0 && rank > 0) h.below = rank - 1;
+  if (h.own_planes > 0 && rank + 1 < slabs.ranks() && slabs.plane_count(rank + 1) > 0)
+    h.above = rank + 1;
+  return h;
+}
+
 void PlaneHalos::exchange(double* planes) const {
   if (own_planes == 0) return;  // a rank without planes has no neighbours
   const int values = static_cast<int>(width * plane_cells);

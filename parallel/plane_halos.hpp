@@ -8,9 +8,16 @@
 
 #include <Eigen/Dense>
 
+#include "parallel/slab_decomposition.hpp"
+
 namespace cpm {
 
 struct PlaneHalos {
+  // The halos of `rank`'s slab of `slabs` stored after `own_offset` planes: its neighbours are
+  // the ranks next to it that hold planes (none for a rank without planes).
+  static PlaneHalos of_slab(const SlabDecomposition& slabs, int rank, Eigen::Index plane_cells,
+                            long own_offset, int width, MPI_Comm communicator);
+
   Eigen::Index plane_cells = 1;  // values in one plane
   long own_offset = 0;           // planes stored before the rank's own
   long own_planes = 0;           // the rank's own planes (at least `width` when a neighbour exists)

@@ -42,6 +42,34 @@ double RankGroup::max(double value) const {
   return value;
 }
 
+namespace {
+
+template <class T>
+void gather_values(const RankGroup& ranks, const T* values, int count, std::vector<T>& out,
+                   MPI_Datatype type) {
+  if (!ranks.spread()) {
+    out.assign(values, values + count);
+    return;
+  }
+  std::vector<int> counts(ranks.first() ? ranks.size() : 0), offsets(counts.size(), 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, ranks.communicator());
+  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  if (ranks.first()) out.resize(static_cast<std::size_t>(offsets.back() + counts.back()));
+  MPI_Gatherv(values, count, type, out.data(), counts.data(), offsets.data(), type, 0,
+              ranks.communicator());
+}
+
+}  // namespace
+
+void RankGroup::gather(const double* values, int count, std::vector<double>& out) const {
+  gather_values(*this, values, count, out, MPI_DOUBLE);
+}
+
+void RankGroup::gather(const std::uint64_t* values, int count,
+                       std::vector<std::uint64_t>& out) const {
+  gather_values(*this, values, count, out, MPI_UINT64_T);
+}
+
 void RankGroup::gather_by_id(const std::vector<std::uint64_t>& ids, const Eigen::MatrixXd& rows,
                              Eigen::MatrixXd& out) const {
   if (!spread()) {
@@ -50,25 +78,17 @@ void RankGroup::gather_by_id(const std::vector<std::uint64_t>& ids, const Eigen:
       for (Eigen::Index k = 0; k < rows.rows(); ++k) out.row(ids[k]) = rows.row(k);
     return;
   }
-  const int mine = static_cast<int>(rows.rows()), dim = static_cast<int>(rows.cols());
-  std::vector<int> counts(first() ? size_ : 0), offsets(first() ? size_ : 0);
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_);
-  int n = 0;
-  for (int p = 0; p < static_cast<int>(counts.size()); ++p) {
-    offsets[p] = n;
-    n += counts[p];
+  const int mine = static_cast<int>(rows.rows());
+  std::vector<std::uint64_t> all_ids;
+  gather(ids.data(), mine, all_ids);
+  if (first()) out.resize(static_cast<Eigen::Index>(all_ids.size()), rows.cols());
+  std::vector<double> column;  // a column of the column-major matrix is contiguous
+  for (Eigen::Index a = 0; a < rows.cols(); ++a) {
+    gather(rows.col(a).data(), mine, column);
+    if (first())
+      for (std::size_t k = 0; k < all_ids.size(); ++k)
+        out(static_cast<Eigen::Index>(all_ids[k]), a) = column[k];
   }
-  std::vector<std::uint64_t> all_ids(n);
-  MPI_Gatherv(ids.data(), mine, MPI_UINT64_T, all_ids.data(), counts.data(), offsets.data(),
-              MPI_UINT64_T, 0, communicator_);
-  // Column by column: a column of the column-major matrix is contiguous.
-  Eigen::MatrixXd arrived(n, dim);
-  for (int a = 0; a < dim; ++a)
-    MPI_Gatherv(rows.col(a).data(), mine, MPI_DOUBLE, arrived.col(a).data(), counts.data(),
-                offsets.data(), MPI_DOUBLE, 0, communicator_);
-  if (!first()) return;
-  out.resize(n, dim);
-  for (int k = 0; k < n; ++k) out.row(static_cast<Eigen::Index>(all_ids[k])) = arrived.row(k);
 }
 
 void RankGroup::agree(const std::function<void()>& phase) const {

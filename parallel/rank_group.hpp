@@ -58,6 +58,11 @@ class RankGroup {
   double max(double value) const;
   bool all(bool value) const { return max(value ? 0.0 : 1.0) == 0.0; }
 
+  // On the first rank, `out` becomes every rank's `count` values, rank after rank; elsewhere it is
+  // left alone. Collective.
+  void gather(const double* values, int count, std::vector<double>& out) const;
+  void gather(const std::uint64_t* values, int count, std::vector<std::uint64_t>& out) const;
+
   // On the first rank, `out` becomes the rows of every rank with the row of id i at row i (the
   // ranks' ids together must be 0 … N − 1, each once; `ids` empty on one process means 0 … N − 1);
   // elsewhere it is left alone. Collective.

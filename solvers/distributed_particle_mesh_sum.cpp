@@ -49,12 +49,11 @@ DistributedParticleMeshSum::DistributedParticleMeshSum(const InteractionKernel& 
           std::to_string(needed) + " per rank: use fewer ranks or a finer mesh");
   const long first = slabs_.first_plane(rank_), count = slabs_.plane_count(rank_);
   if (count == 0) return;
-  if (rank_ > 0) below_ = rank_ - 1;
-  if (rank_ + 1 < ranks_ && slabs_.plane_count(rank_ + 1) > 0) above_ = rank_ + 1;
   // The part: the rank's planes with ghost_planes_ + 1 halo planes each side (ghosts' stencils).
   const long halo = ghost_planes_ + 1;
   part_first_ = std::max(first - halo, 0L);
   part_planes_ = std::min(first + count + halo, slabs_.planes()) - part_first_;
+  halos_ = PlaneHalos::of_slab(slabs_, rank_, plane_cells_, first - part_first_, 2, communicator_);
   Eigen::VectorXd part_lower = grid.lower(), part_upper = grid.upper();
   part_lower[s] = grid.lower()[s] + static_cast<double>(part_first_) * grid.spacing(s);
   part_upper[s] = part_lower[s] + static_cast<double>(part_planes_) * grid.spacing(s);
@@ -106,23 +105,25 @@ void DistributedParticleMeshSum::exchange_ghosts(const Eigen::MatrixXd& x) {
   send_up_.clear();
   for (Eigen::Index k = 0; k < n; ++k) {
     const double plane = std::floor((x(k, s) - grid.lower()[s]) / grid.spacing(s));
-    if (below_ != MPI_PROC_NULL && plane < static_cast<double>(first + ghost_planes_))
+    if (halos_.below != MPI_PROC_NULL && plane < static_cast<double>(first + ghost_planes_))
       for (int a = 0; a < d; ++a) send_down_.push_back(x(k, a));
-    if (above_ != MPI_PROC_NULL && plane >= static_cast<double>(first + count - ghost_planes_))
+    if (halos_.above != MPI_PROC_NULL &&
+        plane >= static_cast<double>(first + count - ghost_planes_))
       for (int a = 0; a < d; ++a) send_up_.push_back(x(k, a));
   }
   int down = static_cast<int>(send_down_.size()) / d, up = static_cast<int>(send_up_.size()) / d;
   int from_above = 0, from_below = 0;
-  MPI_Sendrecv(&down, 1, MPI_INT, below_, kGhostCountDown, &from_above, 1, MPI_INT, above_,
-               kGhostCountDown, communicator_, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(&up, 1, MPI_INT, above_, kGhostCountUp, &from_below, 1, MPI_INT, below_,
+  MPI_Sendrecv(&down, 1, MPI_INT, halos_.below, kGhostCountDown, &from_above, 1, MPI_INT,
+               halos_.above, kGhostCountDown, communicator_, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&up, 1, MPI_INT, halos_.above, kGhostCountUp, &from_below, 1, MPI_INT, halos_.below,
                kGhostCountUp, communicator_, MPI_STATUS_IGNORE);
   received_.resize(static_cast<std::size_t>(from_above + from_below) * d);
-  MPI_Sendrecv(send_down_.data(), down * d, MPI_DOUBLE, below_, kGhostsDown, received_.data(),
-               from_above * d, MPI_DOUBLE, above_, kGhostsDown, communicator_, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(send_up_.data(), up * d, MPI_DOUBLE, above_, kGhostsUp,
+  MPI_Sendrecv(send_down_.data(), down * d, MPI_DOUBLE, halos_.below, kGhostsDown, received_.data(),
+               from_above * d, MPI_DOUBLE, halos_.above, kGhostsDown, communicator_,
+               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(send_up_.data(), up * d, MPI_DOUBLE, halos_.above, kGhostsUp,
                received_.data() + static_cast<std::size_t>(from_above) * d, from_below * d,
-               MPI_DOUBLE, below_, kGhostsUp, communicator_, MPI_STATUS_IGNORE);
+               MPI_DOUBLE, halos_.below, kGhostsUp, communicator_, MPI_STATUS_IGNORE);
   rows_ = n + from_above + from_below;
   if (extended_.rows() < rows_ || extended_.cols() != d)
     extended_.resize(rows_ + rows_ / 4 + 16, d);  // grows, rarely
@@ -130,19 +131,6 @@ void DistributedParticleMeshSum::exchange_ghosts(const Eigen::MatrixXd& x) {
   for (Eigen::Index g = 0; g < rows_ - n; ++g)
     for (int a = 0; a < d; ++a)
       extended_(n + g, a) = received_[static_cast<std::size_t>(g) * d + a];
-}
-
-void DistributedParticleMeshSum::exchange_potential_halos() {
-  if (!part_) return;
-  PlaneHalos halos;
-  halos.plane_cells = plane_cells_;
-  halos.own_offset = slabs_.first_plane(rank_) - part_first_;
-  halos.own_planes = slabs_.plane_count(rank_);
-  halos.width = 2;
-  halos.below = below_;
-  halos.above = above_;
-  halos.communicator = communicator_;
-  halos.exchange(potential_.data());
 }
 
 void DistributedParticleMeshSum::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& gradient,
@@ -190,7 +178,7 @@ void DistributedParticleMeshSum::compute(const Eigen::MatrixXd& x, Eigen::Matrix
   lap(times_.particles);
   convolution_.convolve(density_.data() + own, potential_.data() + own);
   start = MPI_Wtime();
-  exchange_potential_halos();
+  halos_.exchange(potential_.data());  // the planes next to the slab, for the differences
   lap(times_.exchanges);
   double energy = 0.0;
   if (part_) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "parallel/particle_migration.hpp"
+#include "parallel/plane_halos.hpp"
 #include "parallel/slab_decomposition.hpp"
 #include "solvers/distributed_fft_convolution.hpp"
 #include "solvers/interaction_sum.hpp"
@@ -63,7 +64,6 @@ class DistributedParticleMeshSum final : public InteractionSum {
 
  private:
   void exchange_ghosts(const Eigen::MatrixXd& x);
-  void exchange_potential_halos();
 
   MPI_Comm communicator_;
   int rank_ = 0, ranks_ = 1;
@@ -74,8 +74,8 @@ class DistributedParticleMeshSum final : public InteractionSum {
   int ghost_planes_ = 1;
   long part_first_ = 0, part_planes_ = 0;  // this rank's part of the mesh: planes and halos
   Eigen::Index plane_cells_ = 1;
-  int below_ = MPI_PROC_NULL, above_ = MPI_PROC_NULL;  // neighbouring ranks with planes
-  std::unique_ptr<MeshInterpolation> part_;            // null on a rank without planes
+  PlaneHalos halos_;  // two planes of W∗ρ; its neighbours also receive the ghosts
+  std::unique_ptr<MeshInterpolation> part_;  // null on a rank without planes
   std::unique_ptr<NearFieldCorrection> near_field_;
   std::unique_ptr<MeshCellList> cell_list_;
   std::vector<double> density_, potential_,

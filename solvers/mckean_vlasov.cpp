@@ -50,14 +50,15 @@ namespace {
 
 // This rank's planes along the last axis and its part: the planes with two halo planes each side.
 struct SlabPart {
+  SlabDecomposition slabs;
   long first = 0, planes = 0, part_first = 0, part_planes = 0;
 };
 
 SlabPart slab_part(const Grid& whole, const RankGroup& ranks) {
   const int s = whole.dim() - 1;
   const long n = whole.cells(s);
-  if (!ranks.spread()) return {0, n, 0, n};
   const SlabDecomposition slabs(whole.lower()[s], whole.upper()[s], n, ranks.size());
+  if (!ranks.spread()) return {slabs, 0, n, 0, n};
   for (int r = 0; r < ranks.size(); ++r)
     if (slabs.plane_count(r) < 2)
       throw std::invalid_argument("the grid solver over " + std::to_string(ranks.size()) +
@@ -66,7 +67,7 @@ SlabPart slab_part(const Grid& whole, const RankGroup& ranks) {
                                   std::to_string(n) +
                                   " planes along its last axis per rank; use fewer "
                                   "ranks or more cells");
-  SlabPart p;
+  SlabPart p{slabs};
   p.first = slabs.first_plane(ranks.rank());
   p.planes = slabs.plane_count(ranks.rank());
   p.part_first = std::max(p.first - 2, 0L);
@@ -103,13 +104,8 @@ McKeanVlasovSolver::McKeanVlasovSolver(Grid grid, const ExternalPotential& poten
   const Eigen::Index plane = whole_.stride(whole_.dim() - 1);
   if (ranks_.spread()) {
     grid_ = whole_.slab(part.part_first, part.part_planes);
-    halos_.plane_cells = plane;
-    halos_.own_offset = part.first - part.part_first;
-    halos_.own_planes = part.planes;
-    halos_.width = 2;
-    if (ranks_.rank() > 0) halos_.below = ranks_.rank() - 1;
-    if (ranks_.rank() + 1 < ranks_.size()) halos_.above = ranks_.rank() + 1;
-    halos_.communicator = ranks_.communicator();
+    halos_ = PlaneHalos::of_slab(part.slabs, ranks_.rank(), plane, part.first - part.part_first, 2,
+                                 ranks_.communicator());
     if (interacting_)
       spread_convolution_ =
           std::make_unique<DistributedFftConvolution>(whole_, kernel, ranks_.communicator());
@@ -561,17 +557,8 @@ GridEnergy McKeanVlasovSolver::energy() {
 }
 
 void McKeanVlasovSolver::gather_part(const State& part, State& whole) const {
-  if (!ranks_.spread()) {
-    whole = part;
-    return;
-  }
-  const int mine = static_cast<int>(own_last_ - own_first_);
-  std::vector<int> counts(ranks_.first() ? ranks_.size() : 0), offsets(counts.size());
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, ranks_.communicator());
-  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  if (ranks_.first()) whole.resize(static_cast<std::size_t>(whole_.size()));
-  MPI_Gatherv(part.data() + own_first_, mine, MPI_DOUBLE, whole.data(), counts.data(),
-              offsets.data(), MPI_DOUBLE, 0, ranks_.communicator());
+  // The ranks' own planes, in rank order, are the whole grid's cells in order.
+  ranks_.gather(part.data() + own_first_, static_cast<int>(own_last_ - own_first_), whole);
 }
 
 void McKeanVlasovSolver::gather_density(State& whole) const {

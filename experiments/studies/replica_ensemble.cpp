@@ -12,6 +12,7 @@
 #include "io/input_error.hpp"
 #include "io/progress.hpp"
 #include "io/text_file.hpp"
+#include "parallel/rank_group.hpp"
 
 namespace cpm {
 
@@ -49,16 +50,8 @@ ReplicaCheckpoint finished_replicas(const ReplicaRecovery& recovery, int count, 
 
 // Every rank's rows (replica, finished, values...) gathered on rank 0.
 std::vector<double> gather_rows(const std::vector<double>& local) {
-  int size = 0, rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const int mine = static_cast<int>(local.size());
-  std::vector<int> counts(size), displacements(size, 0);
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int p = 1; p < size; ++p) displacements[p] = displacements[p - 1] + counts[p - 1];
-  std::vector<double> gathered(rank == 0 ? displacements.back() + counts.back() : 0);
-  MPI_Gatherv(local.data(), mine, MPI_DOUBLE, gathered.data(), counts.data(), displacements.data(),
-              MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::vector<double> gathered;
+  RankGroup(MPI_COMM_WORLD).gather(local.data(), static_cast<int>(local.size()), gathered);
   return gathered;
 }
 

@@ -22,15 +22,7 @@ void expect_halos(long planes, int width) {
   const int rank = world(MPI_Comm_rank), ranks = world(MPI_Comm_size);
   const SlabDecomposition slabs(0.0, 1.0, planes, ranks);
   const Eigen::Index cells = 5;
-  PlaneHalos halos;
-  halos.plane_cells = cells;
-  halos.own_offset = width;
-  halos.own_planes = slabs.plane_count(rank);
-  halos.width = width;
-  if (halos.own_planes > 0 && rank > 0) halos.below = rank - 1;
-  if (halos.own_planes > 0 && rank + 1 < ranks && slabs.plane_count(rank + 1) > 0)
-    halos.above = rank + 1;
-  halos.communicator = MPI_COMM_WORLD;
+  const PlaneHalos halos = PlaneHalos::of_slab(slabs, rank, cells, width, width, MPI_COMM_WORLD);
   const long first = slabs.first_plane(rank), stored = halos.own_planes + 2 * width;
   std::vector<double> field(static_cast<std::size_t>(stored * cells), -1.0);
   for (long q = 0; q < halos.own_planes; ++q)
