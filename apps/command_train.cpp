@@ -32,17 +32,15 @@ std::vector<Command> train_commands() {
         value("--output", &options->output, "output folder (overrides output.directory)"),
         flag("--quiet", &options->quiet, "no progress output"),
         value("--restart", &options->train.restart,
-              "continue from the training_checkpoint.h5 a stopped training wrote")},
+              "continue from the training_checkpoint.h5 a stopped training wrote (a recall "
+              "study: from the stopped study's folder)")},
        [options] {
          options->train.progress = !options->quiet;
          if (is_recall_config(read_text_file(options->config), options->config)) {
-           if (!options->train.restart.empty())
-             throw InputError(options->config +
-                              ": --restart continues a single training run, "
-                              "not a recall study");
            RecallConfig config = load_recall_config(options->config);
            if (!options->output.empty()) config.output_directory = options->output;
-           run_recall_study(config, {options->train.overwrite, options->train.progress});
+           run_recall_study(
+               config, {options->train.overwrite, options->train.progress, options->train.restart});
          } else {
            TrainConfig config = load_train_config(options->config);
            if (!options->output.empty()) config.output_directory = options->output;

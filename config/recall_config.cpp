@@ -10,7 +10,10 @@
 
 namespace cpm {
 
-RecallVariant parse_recall_variant(const std::string& name) {
+namespace {
+
+// The arm without its suffixes.
+RecallVariant parse_base_variant(const std::string& name) {
   RecallVariant v;
   v.name = name;
   if (name == "softmax" || name == "uniform") {
@@ -36,6 +39,12 @@ RecallVariant parse_recall_variant(const std::string& name) {
     v.particles = v.kernel = true;
     return v;
   }
+  if (name == "temperature-favor" || name == "metric-favor") {
+    v.particles = true;
+    v.feature_input =
+        name == "temperature-favor" ? FeatureInput::temperature : FeatureInput::metric;
+    return v;
+  }
   for (const std::string how : {"vanilla-", "redraw-", "trainable-"}) {
     if (name.rfind(how, 0) != 0) continue;
     const std::string map = name.substr(how.size());
@@ -52,7 +61,42 @@ RecallVariant parse_recall_variant(const std::string& name) {
   throw std::invalid_argument(
       "unknown arm '" + name +
       "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, or vanilla-<map>, redraw-<map>, "
-      "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat, or kernel-favor)");
+      "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat, or kernel-favor, "
+      "temperature-favor, metric-favor; then optionally :<generator> and @softmax)");
+}
+
+}  // namespace
+
+RecallVariant parse_recall_variant(const std::string& name) {
+  std::string base = name;
+  bool from_softmax = false;
+  if (const std::size_t at = base.find('@'); at != std::string::npos) {
+    if (base.substr(at) != "@softmax")
+      throw std::invalid_argument("arm '" + name + "': the only start is @softmax");
+    from_softmax = true;
+    base.resize(at);
+  }
+  std::string init;
+  if (const std::size_t colon = base.find(':'); colon != std::string::npos) {
+    init = base.substr(colon + 1);
+    base.resize(colon);
+  }
+  RecallVariant v = parse_base_variant(base);
+  v.name = name;
+  v.from_softmax = from_softmax;
+  if (from_softmax && v.attention == AttentionKind::softmax)
+    throw std::invalid_argument("arm '" + name + "': softmax is the teacher itself");
+  if (!init.empty()) {
+    if (!v.particles || v.map.kind == FeatureMapKind::hedgehog)
+      throw std::invalid_argument("arm '" + name + "': only drawn particles take a :generator");
+    const std::vector<std::string> generators = {"orthogonal", "gaussian", "sobol", "halton",
+                                                 "coulomb"};
+    if (std::find(generators.begin(), generators.end(), init) == generators.end())
+      throw std::invalid_argument("arm '" + name + "': unknown generator '" + init +
+                                  "' (orthogonal, gaussian, sobol, halton, coulomb)");
+    v.particle_init = init;
+  }
+  return v;
 }
 
 namespace {
@@ -129,6 +173,10 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
   m.particle_init = r.choice(
       "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, m.particle_init);
   m.antithetic = r.boolean("antithetic", m.antithetic);
+  m.bandwidths = r.numbers("bandwidths", m.bandwidths);
+  require(r, !m.bandwidths.empty(), "bandwidths", "needs at least one entry");
+  for (double tau : m.bandwidths)
+    require(r, tau > 0.0 && std::isfinite(tau), "bandwidths", "must hold positive numbers");
   if (m.antithetic)
     for (int f : m.features)
       require(r, f % 2 == 0, "features", "must be even with antithetic particles (± pairs)");
@@ -150,6 +198,13 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
   t.clip_norm = r.number("clip_norm", t.clip_norm);
   require(r, t.clip_norm >= 0.0, "clip_norm", "must be ≥ 0 (0: no clipping)");
   t.eval_every = positive_count(r, "eval_every", t.eval_every);
+  t.learning_rates = r.numbers("learning_rates", std::vector<double>{t.learning_rate});
+  require(r, !t.learning_rates.empty(), "learning_rates", "needs at least one entry");
+  for (double rate : t.learning_rates)
+    require(r, rate > 0.0 && std::isfinite(rate), "learning_rates", "must hold positive numbers");
+  t.early_stop_accuracy = r.number("early_stop_accuracy", t.early_stop_accuracy);
+  require(r, t.early_stop_accuracy >= 0.0 && t.early_stop_accuracy <= 1.0, "early_stop_accuracy",
+          "must lie in [0, 1] (0: no early stop)");
   t.drop_step = at_least_zero(r, "drop_step", t.drop_step);
   require(r, t.drop_step < t.steps, "drop_step",
           "must be below steps = " + std::to_string(t.steps) + " (0: no drop)");
@@ -164,9 +219,15 @@ void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, in
       r, p.after_steps < c.training.steps, "after_steps",
       "must be below training.steps = " + std::to_string(c.training.steps) + " (0: half of them)");
   if (p.after_steps == 0) p.after_steps = c.training.steps / 2;
-  p.target = r.choice("target", {"softmax", "matching"}, p.target);
-  require(r, p.target == "softmax" || c.task.dataset == "associative_retrieval", "target",
-          "\"matching\" needs dataset = \"associative_retrieval\" (one matching key per query)");
+  p.targets = r.strings("targets", p.targets);
+  require(r, !p.targets.empty(), "targets", "needs at least one entry");
+  for (const std::string& target : p.targets) {
+    require(r, target == "softmax" || target == "matching" || target == "capacity", "targets",
+            "holds '" + target + "': expected softmax, matching or capacity");
+    require(r, target == "softmax" || c.task.dataset == "associative_retrieval", "targets",
+            "\"" + target +
+                "\" needs dataset = \"associative_retrieval\" (one matching key per query)");
+  }
   p.examples = positive_count(r, "examples", c.task.dataset == "mqar" ? 8 : 256);
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0 && std::isfinite(p.gamma), "gamma", "must be a positive number");
@@ -214,6 +275,10 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
     for (const auto& v : c.variants) {
       try {
         const RecallVariant arm = parse_recall_variant(v);
+        if (arm.feature_input != FeatureInput::fixed && c.task.dataset == "mqar")
+          throw std::invalid_argument(
+              "a learned temperature or metric is an arm of "
+              "associative_retrieval only");
         if (arm.particles)  // D_φ must suit the map (hedgehog: an even D_φ)
           for (int f : c.model.features) particle_rows(arm.map, f, head_size);
         else if (arm.attention == AttentionKind::linear)

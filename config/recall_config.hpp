@@ -9,6 +9,7 @@
 
 #include "config/model_sections.hpp"
 #include "transformer/model_shape.hpp"
+#include "transformer/retrieval_model.hpp"
 
 namespace cpm {
 
@@ -17,7 +18,14 @@ namespace cpm {
 // <how> ∈ vanilla (particles drawn once and kept), redraw (particles drawn anew at every training
 // step and every evaluation batch, the anchor's FAVOR+), trainable (particles trained by
 // back-propagation with the rest of the network), and kernel-favor (particles drawn once, moved
-// by Phase A after [phase_a] after_steps steps, then frozen).
+// by Phase A after [phase_a] after_steps steps, then frozen). For associative retrieval also
+// temperature-favor and metric-favor: fixed particles behind a learned temperature or a learned
+// metric M (ω ~ N(0, MᵀM), transformer/retrieval_model.hpp).
+// Two suffixes, in this order: ":<generator>" draws the particles with another generator of
+// features/feature_generator.hpp than [model] particle_init (e.g. "vanilla-favor:coulomb"), and
+// "@softmax" starts the arm from the trained softmax network of the same seed and size (a
+// teacher, as Hedgehog converts a trained softmax model): kernel arms then run Phase A on the
+// teacher's attention weights before the first step.
 struct RecallVariant {
   AttentionKind attention = AttentionKind::linear;
   FeatureMapSpec map;
@@ -25,7 +33,15 @@ struct RecallVariant {
   bool redraw = false;
   bool trainable = false;
   bool kernel = false;  // Phase A moves the particles once, during training
+  FeatureInput feature_input = FeatureInput::fixed;
+  std::string particle_init;  // empty: [model] particle_init
+  bool from_softmax = false;  // started from the trained softmax network
   std::string name;
+  // φ's input scale changes the map: every linear arm but dpfp (homogeneous: the attention's
+  // normalisation removes a scale) chooses its bandwidth.
+  bool scale_sensitive() const {
+    return attention == AttentionKind::linear && map.kind != FeatureMapKind::dpfp;
+  }
 };
 // Throws std::invalid_argument listing the valid names.
 RecallVariant parse_recall_variant(const std::string& name);
@@ -57,6 +73,9 @@ struct RecallModelConfig {
   std::string particle_init = "orthogonal";
   // Particles in ± pairs (ω_k and −ω_k), as the anchor's FAVOR+ with m draws and 2m features.
   bool antithetic = true;
+  // The grid of bandwidths τ (FeatureMapSpec::bandwidth) every scale-sensitive linear arm runs
+  // with; the study keeps, per arm, D_φ and size, the τ with the best validation accuracy.
+  std::vector<double> bandwidths = {1.0};
 };
 
 struct RecallTrainingConfig {
@@ -71,6 +90,11 @@ struct RecallTrainingConfig {
   int drop_step = 0;
   double drop_factor = 0.1;
   int eval_every = 200;  // validation every so many steps; the best state is tested
+  // The grid of learning rates every arm runs with (absent: learning_rate alone); the study keeps
+  // per arm, D_φ and size the rate with the best validation accuracy, as the anchors sweep it.
+  std::vector<double> learning_rates;
+  // Training stops once the validation accuracy reaches this (0: never), as Zoology stops at 0.99.
+  double early_stop_accuracy = 0.0;
 };
 
 // Phase A of the kernel- arms (docs/model.md §2, "Phase A for the recall tasks"). The arm trains
@@ -80,8 +104,14 @@ struct RecallTrainingConfig {
 // experiments/recall/attention_weight_alignment.hpp over `examples` training examples, with Riesz
 // repulsion; training continues with them frozen, and only states after Phase A are validated.
 struct RecallPhaseAConfig {
-  int after_steps = 0;             // 0: half of training.steps
-  std::string target = "softmax";  // softmax | matching (associative_retrieval only)
+  int after_steps = 0;  // 0: half of training.steps
+  // What the linear weights align to, one kernel arm per entry (chosen on validation like τ):
+  //   softmax    softmax_i(x_aᵀy_i) of the network's own queries and keys
+  //   matching   p = 1 on the key that equals the query (associative_retrieval only)
+  //   capacity   matching, and every key of an example attending to itself alone among the
+  //              example's keys: distinct keys' features as close to orthogonal as the map allows
+  //              (associative_retrieval only)
+  std::vector<std::string> targets = {"softmax"};
   // Training examples whose queries and keys align; absent: 256 for associative retrieval, 8
   // sequences for MQAR (every position a query, L(L+1)/2 pairs per sequence).
   int examples = 256;

@@ -38,6 +38,9 @@ struct FeatureMapSpec {
   FeatureMapKind kind = FeatureMapKind::favor;
   double epsilon = 1e-6;  // ε inside favor, softmaxfeat, dpfp and hedgehog
   int dpfp_nu = 1;  // ν of dpfp, 1 ≤ ν < 2 d_head (the paper's range; 1, 2, 3 in its runs)
+  // τ, a temperature on the map's input: x ← τ s x. For favor, φ(τ s q)ᵀφ(τ s k) estimates
+  // exp(τ² s² qᵀk), a Gaussian kernel of bandwidth 1/τ; a study chooses τ on validation data.
+  double bandwidth = 1.0;
 };
 
 namespace feature_detail {
@@ -89,11 +92,11 @@ inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head
   throw std::invalid_argument("rff features can be negative: not usable in linear attention");
 }
 
-// The scale s = d_head^{-1/4} of linear attention's feature input: φ(s q)ᵀφ(s k) estimates
-// exp(qᵀk/√d_head) for favor, the softmax kernel of the same head.
+// The scale τ s of linear attention's feature input, s = d_head^{-1/4}: at τ = 1, φ(s q)ᵀφ(s k)
+// estimates exp(qᵀk/√d_head) for favor, the softmax kernel of the same head.
 template <class T>
-T feature_input_scale(int head_size) {
-  return static_cast<T>(1.0 / std::sqrt(std::sqrt(static_cast<double>(head_size))));
+T feature_input_scale(const FeatureMapSpec& spec, int head_size) {
+  return static_cast<T>(spec.bandwidth / std::sqrt(std::sqrt(static_cast<double>(head_size))));
 }
 
 // The rows of the particle block Ω behind feature_dim = D_φ rows of φ: D_φ for favor,

@@ -68,7 +68,7 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
                               const FeatureMapSpec& spec, int m, T* scratch, double*) {
   const int L = a.length, hs = a.head_size;
   const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
-  const T scale = feature_input_scale<T>(hs);
+  const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
@@ -126,7 +126,7 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
   const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(rows) * hs;
   T* partial =
       domega ? particle_gradient_partials<T>(std::size_t(a.batch) * a.heads * block) : nullptr;
-  const T scale = feature_input_scale<T>(hs);
+  const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = linear_attention_scratch_double(m, hs);
 #pragma omp parallel for schedule(dynamic)

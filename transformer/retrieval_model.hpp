@@ -6,8 +6,14 @@
 //   w_j = φ(k_j)ᵀ φ(q)  (linear kinds)   or   exp(k_jᵀq / √d_key)  (softmax),   w_j = 1 (uniform)
 //   out = Σ_j w_j onehot(v_j) / (Σ_j w_j + δ)                                  (n_values)
 //   loss = (1/B) Σ_b ½ ‖out_b − onehot(target_b)‖²
-// The feature maps are those of transformer/attention_features.hpp with the input scale 1 (the
-// anchor feeds k and q to φ unscaled). Since k_j is linear in the one-hot part, W_k splits into
+// The feature maps are those of transformer/attention_features.hpp with the input scale τ, the
+// map's bandwidth (τ = 1: the anchor feeds k and q to φ unscaled). Two learned variants put a
+// transform G in front of φ, shared by keys and queries: w_j = φ(τ G k_j)ᵀ φ(τ G q), with
+//   temperature   G = t I, a learned scalar t (initially 1);
+//   metric        G = M, a learned d_key × d_key matrix (initially I), so that favor estimates
+//                 exp(τ² k_jᵀ Σ q) with Σ = MᵀM: its particles are, in the coordinates of k and
+//                 q, draws of N(0, Σ) instead of N(0, I).
+// Since k_j is linear in the one-hot part, W_k splits into
 // the value columns W_v and the embedding columns W_e, and P = W_e Eᵀ (d_key, n_keys) is formed
 // once per batch: k_j = W_v[:, v_j] + P[:, key_j] + b_k costs O(d_key) per pair.
 //
@@ -28,6 +34,9 @@
 
 namespace cpm {
 
+// What stands between k, q and the feature map (the transform G above).
+enum class FeatureInput { fixed, temperature, metric };
+
 struct RetrievalShape {
   int keys = 20;       // n_keys: the key symbols (E has one row per key symbol)
   int values = 20;     // n_values: the value symbols (the width of the read-out)
@@ -38,6 +47,7 @@ struct RetrievalShape {
   FeatureMapSpec feature_map;
   int features = 64;    // D_φ, rows of φ (linear attention)
   double delta = 1e-6;  // δ of the normalisation (linear kinds)
+  FeatureInput feature_input = FeatureInput::fixed;
 
   void validate() const {
     if (keys < 1 || values < 1 || pairs < 1 || embedding < 1 || key_size < 1)
@@ -46,7 +56,10 @@ struct RetrievalShape {
       throw std::invalid_argument("S pairs need at least S key and S value symbols");
     if (attention == AttentionKind::linear && features < 1)
       throw std::invalid_argument("features (D_φ) must be positive");
+    if (attention != AttentionKind::linear && feature_input != FeatureInput::fixed)
+      throw std::invalid_argument("a learned feature input needs linear attention");
   }
+  bool transformed_input() const { return feature_input != FeatureInput::fixed; }
 };
 
 // A batch: keys, values (batch, pairs) row-major, query and target (batch).
@@ -71,6 +84,8 @@ class RetrievalModel {
     b_key_ = add(d);
     w_query_ = add(std::size_t(d) * e);  // (d, e) column-major
     b_query_ = add(d);
+    if (shape.feature_input == FeatureInput::temperature) transform_ = add(1);
+    if (shape.feature_input == FeatureInput::metric) transform_ = add(std::size_t(d) * d);
     parameters_.assign(size_, T(0));
     gradients_.assign(size_, T(0));
     if (shape.attention == AttentionKind::linear) {
@@ -93,6 +108,12 @@ class RetrievalModel {
     dq_.assign(B * d, T(0));
     dphi_k_.assign(B * D * S, T(0));
     dphi_q_.assign(B * D, T(0));
+    if (shape.transformed_input()) {  // G k, G q and their gradients
+      k_in_.assign(k_.size(), T(0));
+      q_in_.assign(q_.size(), T(0));
+      dk_in_.assign(k_.size(), T(0));
+      dq_in_.assign(q_.size(), T(0));
+    }
   }
 
   const RetrievalShape& shape() const { return shape_; }
@@ -113,6 +134,13 @@ class RetrievalModel {
   }
   const T* query_vector(int b) const { return q_.data() + std::size_t(b) * shape_.key_size; }
   const T* output(int b) const { return out_.data() + std::size_t(b) * shape_.values; }
+  // Of example b in the last forward: the unnormalised weights w (S), and for linear attention
+  // the key features φ(k_j) (D_φ, S) column-major and the query features φ(q) (D_φ).
+  const T* weights(int b) const { return weights_.data() + std::size_t(b) * shape_.pairs; }
+  const T* key_features(int b) const {
+    return phi_k_.data() + std::size_t(b) * shape_.features * shape_.pairs;
+  }
+  const T* query_features(int b) const { return phi_q_.data() + std::size_t(b) * shape_.features; }
   int prediction(int b) const {
     const T* o = output(b);
     return static_cast<int>(std::max_element(o, o + shape_.values) - o);
@@ -123,7 +151,7 @@ class RetrievalModel {
   }
 
   // The anchor's initialisation: E ~ N(0, 1); W_k, W_q ~ U(±1/√d_key); biases ~ U(±1/√fan_in)
-  // (PyTorch's default for nn.Linear).
+  // (PyTorch's default for nn.Linear); G = I.
   void initialise_parameters(std::uint64_t seed) {
     const int d = shape_.key_size, e = shape_.embedding;
     auto fill = [&](std::size_t offset, std::size_t n, std::uint64_t tensor, double bound,
@@ -140,6 +168,14 @@ class RetrievalModel {
     fill(b_key_, d, 3, 1.0 / std::sqrt(double(shape_.values + e)), false);
     fill(w_query_, std::size_t(d) * e, 4, u, false);
     fill(b_query_, d, 5, 1.0 / std::sqrt(double(e)), false);
+    if (shape_.feature_input == FeatureInput::temperature) parameters_[transform_] = T(1);
+    if (shape_.feature_input == FeatureInput::metric)
+      MatrixMap<T>(param(transform_), d, d).setIdentity();
+  }
+  // The learned transform G of the feature input: t (temperature, 1 × 1) or M (metric, d × d
+  // column-major); null for a fixed input.
+  const T* feature_transform() const {
+    return shape_.transformed_input() ? param(transform_) : nullptr;
   }
 
   // Returns the mean loss when targets are given, else 0.
@@ -238,6 +274,26 @@ class RetrievalModel {
     return gradients_.data() + offset;
   }
 
+  // x_in (d, n) = G x for a learned G; returns x_in.
+  const T* transform(const T* x, T* x_in, int n) const {
+    const int d = shape_.key_size;
+    if (shape_.feature_input == FeatureInput::temperature)
+      MatrixMap<T>(x_in, d, n) = param(transform_)[0] * ConstMatrixMap<T>(x, d, n);
+    else
+      MatrixMap<T>(x_in, d, n).noalias() =
+          ConstMatrixMap<T>(param(transform_), d, d) * ConstMatrixMap<T>(x, d, n);
+    return x_in;
+  }
+  // dx (d, n) = Gᵀ d(G x), from d(G x) (d, n).
+  void transform_backward(const T* dx_in, T* dx, int n) const {
+    const int d = shape_.key_size;
+    if (shape_.feature_input == FeatureInput::temperature)
+      MatrixMap<T>(dx, d, n) = param(transform_)[0] * ConstMatrixMap<T>(dx_in, d, n);
+    else
+      MatrixMap<T>(dx, d, n).noalias() =
+          ConstMatrixMap<T>(param(transform_), d, d).transpose() * ConstMatrixMap<T>(dx_in, d, n);
+  }
+
   // w (S) = the unnormalised weights of example b, from its k (d, S) and q (d).
   void pair_weights(int b, T* w) {
     const int d = shape_.key_size, S = shape_.pairs, D = shape_.features;
@@ -253,13 +309,18 @@ class RetrievalModel {
         s.array() = (s.array() - s.maxCoeff()).exp();
         break;
       }
-      case AttentionKind::linear: {  // w_j = φ(k_j)ᵀ φ(q)
+      case AttentionKind::linear: {  // w_j = φ(G k_j)ᵀ φ(G q)
         T* fk = phi_k_.data() + std::size_t(b) * D * S;
         T* fq = phi_q_.data() + std::size_t(b) * D;
-        feature_map_forward(shape_.feature_map, fk, ConstStridedMap<T>(k.data(), d, S, {d}),
-                            particles_.data(), D, T(1), FeatureShift::shared);
-        feature_map_forward(shape_.feature_map, fq, ConstStridedMap<T>(q.data(), d, 1, {d}),
-                            particles_.data(), D, T(1), FeatureShift::per_column);
+        const bool g = shape_.transformed_input();
+        const T* k_in =
+            g ? transform(k.data(), k_in_.data() + std::size_t(b) * d * S, S) : k.data();
+        const T* q_in = g ? transform(q.data(), q_in_.data() + std::size_t(b) * d, 1) : q.data();
+        const T tau = static_cast<T>(shape_.feature_map.bandwidth);
+        feature_map_forward(shape_.feature_map, fk, ConstStridedMap<T>(k_in, d, S, {d}),
+                            particles_.data(), D, tau, FeatureShift::shared);
+        feature_map_forward(shape_.feature_map, fq, ConstStridedMap<T>(q_in, d, 1, {d}),
+                            particles_.data(), D, tau, FeatureShift::per_column);
         VectorMap<T>(w, S).noalias() =
             ConstMatrixMap<T>(fk, D, S).transpose() * ConstVectorMap<T>(fq, D);
         break;
@@ -299,16 +360,27 @@ class RetrievalModel {
         ConstVectorMap<T> dw(dw_data, S);
         VectorMap<T>(dfq, D).noalias() = ConstMatrixMap<T>(fk, D, S) * dw;
         MatrixMap<T>(dfk, D, S).noalias() = ConstVectorMap<T>(fq, D) * dw.transpose();
-        StridedMap<T> dk(dk_data, d, S, {d});
-        dk.setZero();
-        StridedMap<T> dq_block(dq.data(), d, 1, {d});
-        dq_block.setZero();
-        feature_map_backward(shape_.feature_map, dk, dfk, fk,
-                             ConstStridedMap<T>(k.data(), d, S, {d}), particles_.data(), D, T(1),
+        // With a learned G the map's gradient lands in d(G k), d(G q) first.
+        const bool g = shape_.transformed_input();
+        T* dk_in_data = g ? dk_in_.data() + std::size_t(b) * d * S : dk_data;
+        T* dq_in_data = g ? dq_in_.data() + std::size_t(b) * d : dq.data();
+        const T* k_in = g ? k_in_.data() + std::size_t(b) * d * S : k.data();
+        const T* q_in = g ? q_in_.data() + std::size_t(b) * d : q.data();
+        const T tau = static_cast<T>(shape_.feature_map.bandwidth);
+        StridedMap<T> dk_in(dk_in_data, d, S, {d});
+        dk_in.setZero();
+        StridedMap<T> dq_in(dq_in_data, d, 1, {d});
+        dq_in.setZero();
+        feature_map_backward(shape_.feature_map, dk_in, dfk, fk,
+                             ConstStridedMap<T>(k_in, d, S, {d}), particles_.data(), D, tau,
                              domega);
-        feature_map_backward(shape_.feature_map, dq_block, dfq, fq,
-                             ConstStridedMap<T>(q.data(), d, 1, {d}), particles_.data(), D, T(1),
+        feature_map_backward(shape_.feature_map, dq_in, dfq, fq,
+                             ConstStridedMap<T>(q_in, d, 1, {d}), particles_.data(), D, tau,
                              domega);
+        if (g) {  // G k = t k or M k:  dk = Gᵀ d(G k), and the same for q
+          transform_backward(dk_in_data, dk_data, S);
+          transform_backward(dq_in_data, dq.data(), 1);
+        }
         break;
       }
     }
@@ -317,7 +389,8 @@ class RetrievalModel {
   // Sums the examples' dk, dq into the parameter gradients in example order (independent of the
   // thread count):  dW_v[:, v_j] += dk_j,  dP[:, key_j] += dk_j,  db_k += Σ dk_j,
   // dW_q += dq E[query]ᵀ,  db_q += dq,  dE[query] += W_qᵀ dq;  then P = W_e Eᵀ:
-  // dW_e += dP E,  dE += dPᵀ W_e.
+  // dW_e += dP E,  dE += dPᵀ W_e.  A learned G: G k = t k gives dt += Σ d(G k) · k,
+  // G k = M k gives dM += d(G k) kᵀ (the same for q).
   void accumulate_parameter_gradients(const RetrievalBatch& batch) {
     const int d = shape_.key_size, e = shape_.embedding, S = shape_.pairs, V = shape_.values;
     MatrixMap<T> dP(d_projected_.data(), d, shape_.keys);
@@ -341,6 +414,19 @@ class RetrievalModel {
       dWq.noalias() += dq * E_t.col(query).transpose();
       dbq += dq;
       dE_t.col(query).noalias() += Wq.transpose() * dq;
+      if (shape_.transformed_input()) {
+        ConstMatrixMap<T> k(k_.data() + std::size_t(b) * d * S, d, S);
+        ConstVectorMap<T> q(q_.data() + std::size_t(b) * d, d);
+        ConstMatrixMap<T> dk_in(dk_in_.data() + std::size_t(b) * d * S, d, S);
+        ConstVectorMap<T> dq_in(dq_in_.data() + std::size_t(b) * d, d);
+        if (shape_.feature_input == FeatureInput::temperature) {
+          grad(transform_)[0] += (dk_in.array() * k.array()).sum() + dq_in.dot(q);
+        } else {
+          MatrixMap<T> dM(grad(transform_), d, d);
+          dM.noalias() += dk_in * k.transpose();
+          dM.noalias() += dq_in * q.transpose();
+        }
+      }
     }
     dWe.noalias() += dP * E_t.transpose();
     dE_t.noalias() += We.transpose() * dP;
@@ -348,10 +434,11 @@ class RetrievalModel {
 
   RetrievalShape shape_;
   int max_batch_, particle_rows_ = 0;
-  std::size_t size_ = 0, embedding_, w_value_, w_embed_, b_key_, w_query_, b_query_;
+  std::size_t size_ = 0, embedding_, w_value_, w_embed_, b_key_, w_query_, b_query_, transform_ = 0;
   std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
   std::vector<T> projected_, d_projected_, k_, q_, phi_k_, phi_q_, weights_, den_, out_;
   std::vector<T> dw_, dk_, dq_, dphi_k_, dphi_q_;
+  std::vector<T> k_in_, q_in_, dk_in_, dq_in_;  // G k, G q and their gradients (learned G)
 };
 
 }  // namespace cpm

@@ -108,7 +108,7 @@ AttentionLayout TransformerClassifier<T>::attention_layout(int batch, int length
 
 template <class T>
 T TransformerClassifier<T>::feature_input_scale() const {
-  return cpm::feature_input_scale<T>(shape_.head_size());
+  return cpm::feature_input_scale<T>(shape_.feature_map, shape_.head_size());
 }
 
 template <class T>

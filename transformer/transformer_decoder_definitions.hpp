@@ -95,7 +95,7 @@ std::vector<unsigned char> TransformerDecoder<T>::weight_decay_mask() const {
 
 template <class T>
 T TransformerDecoder<T>::feature_input_scale() const {
-  return cpm::feature_input_scale<T>(shape_.head_size());
+  return cpm::feature_input_scale<T>(shape_.feature_map, shape_.head_size());
 }
 
 template <class T>

@@ -24,7 +24,7 @@ double log_sum_exp(const V& v) {
 
 }  // namespace
 
-void set_softmax_targets(AttentionTargets& t) {
+void set_softmax_targets(AttentionTargets& t, double temperature) {
   const Eigen::Index n_q = t.queries.rows();
   Eigen::Index pairs = 0;
   for (Eigen::Index a = 0; a < n_q; ++a) pairs += t.key_end[a] - t.key_begin[a];
@@ -32,7 +32,8 @@ void set_softmax_targets(AttentionTargets& t) {
   for (Eigen::Index a = 0, p = 0; a < n_q; ++a) {
     const Eigen::Index count = t.key_end[a] - t.key_begin[a];
     auto s = t.target.segment(p, count);
-    s.noalias() = t.keys.middleRows(t.key_begin[a], count) * t.queries.row(a).transpose();
+    s.noalias() =
+        temperature * (t.keys.middleRows(t.key_begin[a], count) * t.queries.row(a).transpose());
     const double normaliser = log_sum_exp(s);
     for (Eigen::Index i = 0; i < count; ++i) s[i] = std::exp(s[i] - normaliser);
     p += count;

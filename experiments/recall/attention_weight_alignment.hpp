@@ -28,8 +28,9 @@ struct AttentionTargets {
   Eigen::Index pairs() const { return target.size(); }
 };
 
-// Target weights of query a: softmax_i(x_aᵀy_i), the exact kernel exp(xᵀy) that favor estimates.
-void set_softmax_targets(AttentionTargets& t);
+// Target weights of query a: softmax_i(c x_aᵀy_i); c = 1 is the exact kernel exp(xᵀy) that favor
+// estimates, another c the softmax of a network whose logits are c times those inner products.
+void set_softmax_targets(AttentionTargets& t, double temperature = 1.0);
 
 class AttentionWeightPotential final : public ExternalPotential {
  public:

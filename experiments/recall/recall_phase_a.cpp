@@ -63,6 +63,7 @@ RecallHeadAlignment align_head_particles(float* omega, int rows, int d, Attentio
         "phase A: particles became non-finite (reduce phase_a.dynamics.step or the repulsion)");
   a.after = potential->alignment(particles.positions);
   a.displacement = std::sqrt((particles.positions - initial).rowwise().squaredNorm().mean());
+  a.norm_after = std::sqrt(particles.positions.rowwise().squaredNorm().mean());
   for (int k = 0; k < rows; ++k)
     for (int c = 0; c < d; ++c) omega[k * d + c] = static_cast<float>(particles.positions(k, c));
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();

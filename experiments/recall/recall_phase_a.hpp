@@ -15,12 +15,12 @@ namespace cpm {
 
 struct RecallHeadAlignment {
   int layer = 0, head = 0;
-  double before = 0.0, after = 0.0;  // mean KL(p ‖ â) before and after
-  double gamma = 0.0, lambda = 0.0;  // γ_eff and λ used
-  double norm = 0.0;                 // RMS ‖ω_k‖ before
-  double displacement = 0.0;         // RMS ‖ω_k(after) − ω_k(before)‖
-  int iterations = 0;                // minimiser iterations, or Langevin steps
-  bool converged = false;            // the minimiser met dynamics.tolerance
+  double before = 0.0, after = 0.0;     // mean KL(p ‖ â) before and after
+  double gamma = 0.0, lambda = 0.0;     // γ_eff and λ used
+  double norm = 0.0, norm_after = 0.0;  // RMS ‖ω_k‖ before and after
+  double displacement = 0.0;            // RMS ‖ω_k(after) − ω_k(before)‖
+  int iterations = 0;                   // minimiser iterations, or Langevin steps
+  bool converged = false;               // the minimiser met dynamics.tolerance
   double seconds = 0.0;
 };
 

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iomanip>
+#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include "experiments/kernel/kernel_report.hpp"
@@ -14,122 +13,244 @@
 
 namespace cpm {
 
-RecallTable::RecallTable(const std::string& path) : path_(path), out_(path) {
-  out_ << "task,variant,feature_dim,seed,size,pairs,accuracy,loss,validation_accuracy,best_step,"
-          "seconds,phase_a_kl_before,phase_a_kl_after\n";
-  out_.flush();
-}
-
-void RecallTable::add(const RecallRun& r) {
-  out_ << r.task << ',' << r.variant << ',' << r.feature_dim << ',' << r.seed << ',' << r.size
-       << ',' << r.pairs << ',' << std::setprecision(8) << r.accuracy << ',' << r.loss << ','
-       << r.validation_accuracy << ',' << r.best_step << ',' << std::setprecision(4) << r.seconds
-       << ',' << r.phase_a_kl_before << ',' << r.phase_a_kl_after << '\n';
-  out_.flush();
-}
-
 namespace {
 
-// An arm: the variant and, for maps with particles, its D_φ.
+// An arm: the variant and its D_φ budget (the configured D_φ of particle and projected maps, the
+// fixed D_φ of elu and dpfp, 0 for softmax and uniform).
 using Arm = std::pair<std::string, int>;
+
+int budget_of(const RecallRun& r) {
+  return r.feature_budget > 0 ? r.feature_budget : r.feature_dim;
+}
 
 std::string arm_name(const Arm& a) {
   return a.second > 0 ? a.first + " (D=" + std::to_string(a.second) + ")" : a.first;
 }
 
-struct Cell {
-  std::vector<double> accuracy, loss;
-};
+std::string text(const char* format, double x) {
+  char out[64];
+  std::snprintf(out, sizeof out, format, x);
+  return out;
+}
 
-// (arm, size) → the seeds' results; arms in the order they first appear.
+std::string format(const MeanStd& m) {
+  char out[64];
+  std::snprintf(out, sizeof out, "%.3f ± %.3f", m.mean, m.std);
+  return out;
+}
+
+// The selected runs of (arm, size), over seeds; arms and sizes in the order they first appear.
 struct Grouped {
   std::vector<Arm> arms;
   std::vector<int> sizes;
-  std::map<std::pair<Arm, int>, Cell> cells;
+  std::map<std::pair<Arm, int>, std::vector<const RecallRun*>> cells;
+  const std::vector<const RecallRun*>* find(const Arm& arm, int size) const {
+    const auto it = cells.find({arm, size});
+    return it == cells.end() ? nullptr : &it->second;
+  }
 };
 
 Grouped group(const std::vector<RecallRun>& runs) {
   Grouped g;
   std::set<int> sizes;
   for (const RecallRun& r : runs) {
-    const Arm arm{r.variant, r.feature_dim};
+    if (!r.selected) continue;
+    const Arm arm{r.variant, budget_of(r)};
     if (std::find(g.arms.begin(), g.arms.end(), arm) == g.arms.end()) g.arms.push_back(arm);
     sizes.insert(r.size);
-    Cell& c = g.cells[{arm, r.size}];
-    c.accuracy.push_back(r.accuracy);
-    c.loss.push_back(r.loss);
+    g.cells[{arm, r.size}].push_back(&r);
   }
   g.sizes.assign(sizes.begin(), sizes.end());
   return g;
 }
 
-std::string format(const MeanStd& m) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3f ± %.3f", m.mean, m.std);
-  return text;
+template <class F>
+MeanStd over_seeds(const std::vector<const RecallRun*>& runs, F value) {
+  std::vector<double> v;
+  for (const RecallRun* r : runs) v.push_back(value(*r));
+  return mean_std(v);
 }
 
-// The mean accuracy of a fixed-dimension arm (softmax, uniform) at a size, if it ran.
-const Cell* find_cell(const Grouped& g, const std::string& variant, int size) {
-  const auto it = g.cells.find({{variant, 0}, size});
-  return it == g.cells.end() ? nullptr : &it->second;
+void write_header_row(std::ostream& out, const std::string& first, const std::vector<int>& sizes,
+                      const std::string& size_name) {
+  out << "| " << first << " |";
+  for (int size : sizes) out << ' ' << size_name << " = " << size << " |";
+  out << "\n|---|";
+  for (std::size_t i = 0; i < sizes.size(); ++i) out << "---|";
+  out << '\n';
 }
 
-// The arm an arm is paired with: vanilla-<map> of the same D_φ for redraw- and trainable-<map>,
-// vanilla-softmaxfeat for hedgehog (softmax features of fixed particles); none otherwise.
-// The arms an arm is paired with: its fixed-particle arm, and for the learned favor particles
-// also the learned feature map (hedgehog) at the same D_φ.
-std::vector<std::string> baselines_of(const std::string& variant) {
-  if (variant == "hedgehog") return {"vanilla-softmaxfeat"};
-  for (const std::string how : {"redraw-", "trainable-", "kernel-"})
-    if (variant.rfind(how, 0) == 0) {
-      std::vector<std::string> b = {"vanilla-" + variant.substr(how.size())};
-      if (how != "redraw-") b.push_back("hedgehog");
-      return b;
+// The grid of every arm with more than one point, and the point each arm chose per size.
+void write_settings_section(std::ostream& out, const std::vector<RecallRun>& runs,
+                            const std::vector<int>& sizes, const std::string& size_name) {
+  // variant, budget, τ, target, learning rate
+  using Point = std::tuple<std::string, int, double, std::string, double>;
+  std::map<std::pair<Point, int>, std::vector<double>> validation;
+  std::map<std::pair<Point, int>, bool> selected;
+  std::vector<Point> points;
+  std::map<Arm, std::set<std::tuple<double, std::string, double>>> grid_of;
+  std::set<double> rates;
+  for (const RecallRun& r : runs) rates.insert(r.setting.learning_rate);
+  auto describe = [&](const RecallArmSetting& s) {
+    return "τ = " + text("%g", s.bandwidth) + (s.target.empty() ? "" : ", " + s.target) +
+           (rates.size() > 1 ? ", rate " + text("%g", s.learning_rate) : "");
+  };
+  for (const RecallRun& r : runs) {
+    const Point p{r.variant, budget_of(r), r.setting.bandwidth, r.setting.target,
+                  r.setting.learning_rate};
+    if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
+    validation[{p, r.size}].push_back(r.validation_accuracy);
+    selected[{p, r.size}] = r.selected;
+    grid_of[{r.variant, budget_of(r)}].insert(
+        {r.setting.bandwidth, r.setting.target, r.setting.learning_rate});
+  }
+  bool any = false;
+  for (const auto& [arm, grid] : grid_of) any = any || grid.size() > 1;
+  if (!any) return;
+  out << "\n## Validated settings (mean validation accuracy over seeds; ✓ the point chosen)\n\n"
+         "Every scale-sensitive arm runs each bandwidth τ of the grid (φ reads τ·q and τ·k), "
+         "every kernel arm each Phase A target (and every arm each learning rate of the grid); the "
+         "point with the best validation accuracy is "
+         "the one the other tables report. τ_eff is τ times what training did to the scale of "
+         "φ's input (Phase A's change of the particles' RMS length, a learned temperature or "
+         "metric), mean over seeds.\n\n";
+  write_header_row(out, "arm, grid point", sizes, size_name);
+  for (const Point& p : points) {
+    const auto& [variant, budget, tau, target, rate] = p;
+    if (grid_of[{variant, budget}].size() < 2) continue;
+    out << "| " << arm_name({variant, budget}) << ", " << describe({tau, target, rate}) << " |";
+    for (int size : sizes) {
+      const auto it = validation.find({p, size});
+      if (it == validation.end()) {
+        out << " — |";
+        continue;
+      }
+      out << ' ' << text("%.3f", mean_std(it->second).mean) << (selected[{p, size}] ? " ✓" : "")
+          << " |";
     }
-  return {};
+    out << '\n';
+  }
+  out << "\nThe chosen point and its effective bandwidth:\n\n";
+  write_header_row(out, "arm", sizes, size_name);
+  for (const auto& [arm, grid] : grid_of) {
+    if (grid.size() < 2) continue;
+    out << "| " << arm_name(arm) << " |";
+    for (int size : sizes) {
+      std::vector<double> effective;
+      const RecallRun* chosen = nullptr;
+      for (const RecallRun& r : runs)
+        if (r.selected && r.variant == arm.first && budget_of(r) == arm.second && r.size == size) {
+          chosen = &r;
+          effective.push_back(r.effective_bandwidth);
+        }
+      if (!chosen) {
+        out << " — |";
+        continue;
+      }
+      out << ' ' << describe(chosen->setting)
+          << ", τ_eff = " << text("%.3g", mean_std(effective).mean) << " |";
+    }
+    out << '\n';
+  }
 }
 
-// Paired comparisons with the baseline arm: per size, the accuracy difference with the paired t
-// test over seeds and McNemar's exact test on the test examples pooled over seeds.
-void write_paired_section(std::ostream& out, const std::vector<RecallRun>& runs,
-                          const std::string& size_name) {
+void write_capacity_diagnostic(std::ostream& out, const Grouped& g, const std::string& size_name) {
+  bool any = false;
+  for (const auto& [key, cell] : g.cells) any = any || cell.front()->capacity.sequences > 0;
+  if (!any) return;
+  out << "\n## Capacity diagnostic (test split, the trained network's own keys and queries, mean "
+         "over seeds)\n\nmargin: (w_own − max other w) / max of the two, the query's own key "
+         "against the strongest other; wins: share of queries whose own key has the largest "
+         "weight; spread: log10(max/min ‖φ(k)‖) over a sequence; coherence: mean and largest "
+         "|cos(φ(k_i), φ(k_j))|; rank: the effective rank of [φ(k_1) … φ(k_S)] "
+         "(softmax: of its exact kernel's Gram matrix).\n\n| arm | "
+      << size_name
+      << " | accuracy | margin | wins | spread | coherence mean | coherence max | rank |\n"
+         "|---|---|---|---|---|---|---|---|---|\n";
+  for (const Arm& arm : g.arms)
+    for (int size : g.sizes) {
+      const auto* cell = g.find(arm, size);
+      if (!cell || cell->front()->capacity.sequences == 0) continue;
+      auto mean = [&](auto value) { return over_seeds(*cell, value).mean; };
+      out << "| " << arm_name(arm) << " | " << size << " | "
+          << text("%.3f", mean([](const RecallRun& r) { return r.accuracy; })) << " | "
+          << text("%+.3f", mean([](const RecallRun& r) { return r.capacity.margin; })) << " | "
+          << text("%.3f", mean([](const RecallRun& r) { return r.capacity.own_key_wins; })) << " | "
+          << text("%.2f", mean([](const RecallRun& r) { return r.capacity.norm_spread; })) << " | "
+          << text("%.3f", mean([](const RecallRun& r) { return r.capacity.coherence_mean; }))
+          << " | "
+          << text("%.3f", mean([](const RecallRun& r) { return r.capacity.coherence_max; }))
+          << " | "
+          << text("%.1f", mean([](const RecallRun& r) { return r.capacity.effective_rank; }))
+          << " |\n";
+    }
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// Particles learned from data: Phase A, back-propagation, a learned temperature or metric.
+bool learned_particles(const std::string& variant) {
+  for (const std::string how : {"kernel-", "trainable-", "temperature-", "metric-"})
+    if (starts_with(variant, how)) return true;
+  return false;
+}
+
+// The arms a run is paired with at the same D_φ budget: for redraw- and trainable-<map> and
+// hedgehog their fixed-particle arm; for learned particles the fixed favor particles (with the
+// same @softmax start), every fixed map (dpfp, elu, taylor, favor from another generator) and
+// hedgehog.
+bool is_baseline(const std::string& arm, const std::string& base) {
+  if (arm == "hedgehog") return base == "vanilla-softmaxfeat";
+  const std::string start =
+      arm.size() > 8 && arm.substr(arm.size() - 8) == "@softmax" ? "@softmax" : "";
+  if (starts_with(arm, "redraw-")) return base == "vanilla-" + arm.substr(7);
+  if (!learned_particles(arm)) return false;
+  if (base == "vanilla-favor" + start || base == "hedgehog") return true;
+  return !learned_particles(base) && base.find('@') == std::string::npos &&
+         (starts_with(base, "dpfp") || starts_with(base, "projected-dpfp") || base == "elu" ||
+          base == "taylor" || starts_with(base, "vanilla-favor:"));
+}
+
+// Paired comparisons: per size, the accuracy difference with the paired t test over seeds and
+// McNemar's exact test on the test examples pooled over seeds.
+void write_paired_section(std::ostream& out, const Grouped& g, const std::string& size_name) {
   struct Pair {
     std::vector<double> differences;
     McNemarCounts counts;
   };
-  std::map<std::tuple<std::string, int, int, std::string>, Pair> pairs;  // (arm, D_φ, size, base)
-  for (const RecallRun& a : runs)
-    for (const std::string& base : baselines_of(a.variant))
-      for (const RecallRun& b : runs)
-        if (b.variant == base && b.seed == a.seed && b.size == a.size &&
-            (b.feature_dim == a.feature_dim || a.variant == "hedgehog") &&
-            b.correct.size() == a.correct.size()) {
-          Pair& p = pairs[{a.variant, a.feature_dim, a.size, base}];
-          p.differences.push_back(a.accuracy - b.accuracy);
-          const McNemarCounts c = mcnemar_counts(a.correct, b.correct);
-          p.counts.a_only += c.a_only;
-          p.counts.b_only += c.b_only;
-        }
+  std::map<std::tuple<Arm, std::string, int>, Pair> pairs;  // (arm, baseline, size)
+  for (const auto& [key_a, cell_a] : g.cells)
+    for (const auto& [key_b, cell_b] : g.cells) {
+      const Arm &a = key_a.first, &b = key_b.first;
+      if (key_a.second != key_b.second || !is_baseline(a.first, b.first)) continue;
+      if (a.second != b.second && a.first != "hedgehog") continue;
+      for (const RecallRun* ra : cell_a)
+        for (const RecallRun* rb : cell_b)
+          if (ra->seed == rb->seed && ra->correct.size() == rb->correct.size()) {
+            Pair& p = pairs[{a, b.first, key_a.second}];
+            p.differences.push_back(ra->accuracy - rb->accuracy);
+            const McNemarCounts c = mcnemar_counts(ra->correct, rb->correct);
+            p.counts.a_only += c.a_only;
+            p.counts.b_only += c.b_only;
+          }
+    }
   if (pairs.empty()) return;
-  out << "\n## Paired against the fixed-particle arm (same seed, same test set)\n\n| arm | "
+  out << "\n## Paired comparisons (same seed, same test set; each arm at its validated point)\n\n"
+         "| arm | "
       << size_name
       << " | accuracy difference (mean over seeds) | paired t p | McNemar b / c | McNemar p |\n"
          "|---|---|---|---|---|---|\n";
   for (const auto& [key, p] : pairs) {
-    const auto& [variant, dim, size, base] = key;
+    const auto& [arm, base, size] = key;
     const MeanStd d = mean_std(p.differences);
-    std::string t_p = "—";
-    if (p.differences.size() >= 2) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.3g", paired_t_test(p.differences).p);
-      t_p = text;
-    }
-    char line[256];
+    const std::string t_p =
+        p.differences.size() >= 2 ? text("%.3g", paired_t_test(p.differences).p) : "—";
+    char line[320];
     std::snprintf(line, sizeof line, "| %s vs %s | %d | %+.3f | %s | %lld / %lld | %.3g |\n",
-                  arm_name({variant, dim}).c_str(), base.c_str(), size, d.mean, t_p.c_str(),
-                  p.counts.a_only, p.counts.b_only,
-                  mcnemar_exact_p(p.counts.a_only, p.counts.b_only));
+                  arm_name(arm).c_str(), base.c_str(), size, d.mean, t_p.c_str(), p.counts.a_only,
+                  p.counts.b_only, mcnemar_exact_p(p.counts.a_only, p.counts.b_only));
     out << line;
   }
 }
@@ -140,8 +261,7 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
   const Grouped g = group(runs);
   std::ofstream out(path);
   const std::string task = runs.empty() ? "" : runs.front().task;
-  const bool mqar = task == "mqar";
-  const std::string size_name = mqar ? "L" : "S";
+  const std::string size_name = task == "mqar" ? "L" : "S";
   std::set<std::uint64_t> seeds;
   for (const auto& r : runs) seeds.insert(r.seed);
   out << "# Recall study: " << task << " (" << seeds.size() << " seed"
@@ -149,34 +269,35 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
 
   out << "## Validity gate (softmax − uniform accuracy)\n\n| " << size_name
       << " | softmax | uniform | difference | separates maps |\n|---|---|---|---|---|\n";
+  auto accuracy = [](const RecallRun& r) { return r.accuracy; };
   for (int size : g.sizes) {
-    const Cell* s = find_cell(g, "softmax", size);
-    const Cell* u = find_cell(g, "uniform", size);
+    const auto* s = g.find({"softmax", 0}, size);
+    const auto* u = g.find({"uniform", 0}, size);
     if (!s || !u) {
-      out << "| " << size << " | " << (s ? format(mean_std(s->accuracy)) : "not run") << " | "
-          << (u ? format(mean_std(u->accuracy)) : "not run") << " | — | unknown |\n";
+      out << "| " << size << " | " << (s ? format(over_seeds(*s, accuracy)) : "not run") << " | "
+          << (u ? format(over_seeds(*u, accuracy)) : "not run") << " | — | unknown |\n";
       continue;
     }
-    const double d = mean_std(s->accuracy).mean - mean_std(u->accuracy).mean;
-    out << "| " << size << " | " << format(mean_std(s->accuracy)) << " | "
-        << format(mean_std(u->accuracy)) << " | " << std::fixed << std::setprecision(3) << d
-        << std::defaultfloat << " | " << (d >= kValidityGate ? "yes" : "NO: below 0.30") << " |\n";
+    const double d = over_seeds(*s, accuracy).mean - over_seeds(*u, accuracy).mean;
+    out << "| " << size << " | " << format(over_seeds(*s, accuracy)) << " | "
+        << format(over_seeds(*u, accuracy)) << " | " << text("%.3f", d) << " | "
+        << (d >= kValidityGate ? "yes" : "NO: below 0.30") << " |\n";
   }
+  write_settings_section(out, runs, g.sizes, size_name);
 
   for (const std::string what : {"accuracy", "loss"}) {
-    out << "\n## Test " << what << " (mean ± std over seeds)\n\n| arm |";
-    for (int size : g.sizes) out << ' ' << size_name << " = " << size << " |";
-    out << "\n|---|";
-    for (std::size_t i = 0; i < g.sizes.size(); ++i) out << "---|";
-    out << '\n';
+    out << "\n## Test " << what << " (mean ± std over seeds)\n\n";
+    write_header_row(out, "arm", g.sizes, size_name);
     for (const Arm& arm : g.arms) {
       out << "| " << arm_name(arm) << " |";
       for (int size : g.sizes) {
-        const auto it = g.cells.find({arm, size});
+        const auto* cell = g.find(arm, size);
         out << ' '
-            << (it == g.cells.end()
-                    ? std::string("—")
-                    : format(mean_std(what == "accuracy" ? it->second.accuracy : it->second.loss)))
+            << (cell ? format(over_seeds(*cell,
+                                         [&](const RecallRun& r) {
+                                           return what == "accuracy" ? r.accuracy : r.loss;
+                                         }))
+                     : std::string("—"))
             << " |";
       }
       out << '\n';
@@ -184,18 +305,20 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
   }
 
   out << "\n## Capacity (largest " << size_name << " with mean accuracy ≥ " << kCapacityAccuracy
-      << ")\n\n| arm | capacity |\n|---|---|\n";
+      << ")\n\n| arm | D_φ | capacity |\n|---|---|---|\n";
   for (const Arm& arm : g.arms) {
-    int capacity = 0;
+    int capacity = 0, dim = 0;
     for (int size : g.sizes) {
-      const auto it = g.cells.find({arm, size});
-      if (it != g.cells.end() && mean_std(it->second.accuracy).mean >= kCapacityAccuracy)
-        capacity = size;
+      const auto* cell = g.find(arm, size);
+      if (!cell) continue;
+      dim = cell->front()->feature_dim;
+      if (over_seeds(*cell, accuracy).mean >= kCapacityAccuracy) capacity = size;
     }
-    out << "| " << arm_name(arm) << " | "
+    out << "| " << arm_name(arm) << " | " << (dim > 0 ? std::to_string(dim) : "—") << " | "
         << (capacity > 0 ? std::to_string(capacity) : "below the smallest size") << " |\n";
   }
-  write_paired_section(out, runs, size_name);
+  write_capacity_diagnostic(out, g, size_name);
+  write_paired_section(out, g, size_name);
 }
 
 void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& runs) {
@@ -217,9 +340,9 @@ void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& ru
         static_cast<int>(std::find(variants.begin(), variants.end(), arm.first) - variants.begin());
     if (arm.second != first_dim[arm.first]) c.style = Curve::Style::dashed_points;
     for (int size : g.sizes) {
-      const auto it = g.cells.find({arm, size});
-      if (it == g.cells.end()) continue;
-      const MeanStd m = mean_std(it->second.accuracy);
+      const auto* cell = g.find(arm, size);
+      if (!cell) continue;
+      const MeanStd m = over_seeds(*cell, [](const RecallRun& r) { return r.accuracy; });
       c.x.push_back(size);
       c.y.push_back(m.mean);
       c.error.push_back(m.std);
@@ -228,7 +351,7 @@ void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& ru
   }
   draw_figure({png,
                std::string(mqar ? "MQAR" : "associative retrieval") +
-                   ": accuracy against size (mean ± std over seeds)",
+                   ": accuracy against size (mean ± std over seeds, validated settings)",
                {panel}});
 }
 

@@ -1,30 +1,20 @@
 #pragma once
-// The outputs of the recall study: capacity.csv (a row per run, written as runs finish),
-// summary.md and capacity.png.
-#include <fstream>
+// The report of the recall study: summary.md and capacity.png, from the selected grid point of
+// every arm (experiments/recall/recall_selection.hpp); the other points appear in the table of
+// validated settings.
 #include <string>
 #include <vector>
 
-#include "experiments/recall/recall_study.hpp"
+#include "experiments/recall/recall_run.hpp"
 
 namespace cpm {
 
-// Columns: task, variant, feature_dim, seed, size, pairs, accuracy, loss, validation_accuracy,
-// best_step, seconds, phase_a_kl_before, phase_a_kl_after (kernel- arms; 0 otherwise).
-class RecallTable {
- public:
-  explicit RecallTable(const std::string& path);
-  void add(const RecallRun& run);
-
- private:
-  std::string path_;
-  std::ofstream out_;
-};
-
-// The mean ± std over seeds of accuracy and loss of every arm (variant and D_φ) at every size,
-// the validity gate (softmax − uniform at each size; below kValidityGate the size cannot separate
-// feature maps) and each arm's capacity: the largest size whose mean accuracy is at least
-// kCapacityAccuracy.
+// summary.md: the validity gate (softmax − uniform at each size; below kValidityGate the size
+// cannot separate feature maps); the validated settings of every scale-sensitive or kernel arm
+// (the grid of mean validation accuracies and the point chosen, with its effective bandwidth);
+// test accuracy and loss (mean ± std over seeds); each arm's capacity (the largest size whose
+// mean accuracy is at least kCapacityAccuracy); the capacity diagnostic; and paired tests of
+// every learned-particle arm against the fixed maps of the same D_φ budget.
 inline constexpr double kValidityGate = 0.30;
 inline constexpr double kCapacityAccuracy = 0.90;
 void write_recall_summary(const std::string& path, const std::vector<RecallRun>& runs);

@@ -1,42 +1,25 @@
 #pragma once
-// The recall study (docs/model.md §2, "Recall tasks"): for every task size, arm, feature dimension
-// and seed, a model is trained on the generated task with Adam(W), validated every eval_every
-// steps, and the best validated state is scored on the test split. Writes capacity.csv (one row
-// per run), summary.md (mean ± std over seeds, the capacity of each arm, the validity gate
-// softmax − uniform) and capacity.png (accuracy against size, one line per arm).
-#include <cstdint>
+// The recall study (docs/model.md §2, "Recall tasks"): for every task size, arm, D_φ, grid point
+// (bandwidth τ of scale-sensitive maps, Phase A target of kernel arms) and seed, a model is
+// trained on the generated task (experiments/recall/recall_training.hpp). Each arm then keeps, per
+// D_φ and size, the grid point with the best validation accuracy (recall_selection.hpp). Writes
+// capacity.csv and predictions.csv as runs finish (recall_journal.hpp), and at the end summary.md
+// (the validated settings, mean ± std over seeds, each arm's capacity, the capacity diagnostic,
+// paired tests) and capacity.png. SIGINT/SIGTERM stop it between two training steps; `restart`
+// names the stopped study's folder, whose finished runs are kept.
 #include <string>
 #include <vector>
 
 #include "config/recall_config.hpp"
+#include "experiments/recall/recall_run.hpp"
 
 namespace cpm {
-
-struct RecallRun {
-  std::string task, variant;
-  int feature_dim = 0;  // D_φ, the dimension of φ (0: softmax, uniform)
-  std::uint64_t seed = 0;
-  int size = 0;                       // S (associative retrieval) or L (MQAR)
-  int pairs = 0;                      // S or N
-  double accuracy = 0.0, loss = 0.0;  // test split, best validated state
-  double validation_accuracy = 0.0;
-  int best_step = 0;
-  double seconds = 0.0;
-  // kernel- arms: Phase A's mean KL(p ‖ â) over heads before and after (0 for the other arms).
-  double phase_a_kl_before = 0.0, phase_a_kl_after = 0.0;
-  // Per test example (retrieval) or query position (MQAR), in a fixed order: whether the arm's
-  // prediction was right. Arms of the same seed and size see the same test set, so these pair.
-  std::vector<bool> correct;
-};
 
 struct RecallOptions {
   bool overwrite = false;
   bool progress = true;
+  std::string restart;  // the folder of a stopped study to continue; empty: a new study
 };
-
-// Trains one arm on one size and seed (size_index into the task's lists).
-RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& variant, int feature_dim,
-                         int size_index, std::uint64_t seed, bool progress);
 
 // Every run of the configuration, then the tables and the figure in config.output_directory.
 std::vector<RecallRun> run_recall_study(const RecallConfig& config, const RecallOptions& options);

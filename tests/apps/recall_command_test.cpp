@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "tests/command_runner.hpp"
 
@@ -36,13 +38,18 @@ TEST(RecallCommand, RetrievalWritesTheCapacityTableSummaryAndFigure) {
   const auto r = run_cpm("train " + (dir / "r.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   const std::string table = read_file(dir / "out" / "capacity.csv");
-  EXPECT_EQ(table.rfind("task,variant,feature_dim,seed,size,pairs,accuracy,loss,", 0), 0u);
+  EXPECT_EQ(table.rfind("task,variant,feature_budget,feature_dim,bandwidth,target,learning_rate,"
+                        "seed,size,pairs,accuracy,loss,",
+                        0),
+            0u);
   std::istringstream lines(table);
   int rows = -1;
   for (std::string line; std::getline(lines, line);) ++rows;
   EXPECT_EQ(rows, 2 * 5);  // two sizes, five arms, one seed
-  EXPECT_NE(table.find("associative_retrieval,vanilla-favor,8,1,4,4,"), std::string::npos);
-  EXPECT_NE(table.find("associative_retrieval,dpfp1,32,1,8,8,"), std::string::npos);  // 2·1·16
+  EXPECT_NE(table.find("associative_retrieval,vanilla-favor,8,8,1,,0.001,1,4,4,"),
+            std::string::npos);
+  EXPECT_NE(table.find("associative_retrieval,dpfp1,0,32,1,,0.001,1,8,8,"),
+            std::string::npos);  // D_φ = 2·1·16
   const std::string summary = read_file(dir / "out" / "summary.md");
   EXPECT_NE(summary.find("Validity gate"), std::string::npos);
   EXPECT_NE(summary.find("Capacity"), std::string::npos);
@@ -56,8 +63,93 @@ TEST(RecallCommand, MqarTrainsTheCausalDecoder) {
   const auto r = run_cpm("train " + (dir / "m.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   const std::string table = read_file(dir / "out" / "capacity.csv");
-  EXPECT_NE(table.find("mqar,softmax,0,1,16,2,"), std::string::npos);
-  EXPECT_NE(table.find("mqar,elu,16,1,16,2,"), std::string::npos);  // D_φ = d_head
+  EXPECT_NE(table.find("mqar,softmax,0,0,1,,0.001,1,16,2,"), std::string::npos);
+  EXPECT_NE(table.find("mqar,elu,0,16,1,,0.001,1,16,2,"), std::string::npos);  // D_φ = d_head
+}
+
+// Every scale-sensitive arm runs each bandwidth of the grid and each kernel arm each target; one
+// point per arm and size is selected on validation and reported; dpfp (homogeneous) runs once.
+TEST(RecallCommand, EveryArmChoosesItsBandwidthAndTargetOnValidation) {
+  const auto dir = fresh_directory("recall_grid");
+  std::string text = tiny("dataset = \"associative_retrieval\"\npairs = [4, 6]\n",
+                          "\"vanilla-favor\", \"kernel-favor\", \"dpfp1\"", dir / "out");
+  text.replace(text.find("features = [8]"), 14, "features = [32]\nbandwidths = [0.5, 1.0]");
+  text +=
+      "[phase_a]\nafter_steps = 20\nexamples = 16\ntargets = [\"matching\", \"capacity\"]\n"
+      "[phase_a.dynamics]\nmax_iterations = 5\n";
+  write_file(dir / "g.toml", text);
+  const auto r = run_cpm("train " + (dir / "g.toml").string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  std::istringstream lines(read_file(dir / "out" / "capacity.csv"));
+  std::string line;
+  std::getline(lines, line);
+  ASSERT_EQ(line.substr(line.rfind(',') + 1), "selected");
+  std::map<std::string, int> rows, selected;  // per arm and size
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    const std::string cell = f[1] + " S=" + f[8];
+    ++rows[cell];
+    selected[cell] += line.back() == '1';
+  }
+  EXPECT_EQ(rows["vanilla-favor S=4"], 2);  // τ = 0.5, 1
+  EXPECT_EQ(rows["kernel-favor S=6"], 4);   // × matching, capacity
+  EXPECT_EQ(rows["dpfp1 S=4"], 1);
+  for (const auto& [cell, n] : selected) EXPECT_EQ(n, 1) << cell;
+  const std::string summary = read_file(dir / "out" / "summary.md");
+  EXPECT_NE(summary.find("Validated settings"), std::string::npos);
+  EXPECT_NE(summary.find("kernel-favor (D=32), τ = 0.5, capacity"), std::string::npos);
+  EXPECT_NE(summary.find("Capacity diagnostic"), std::string::npos);
+  EXPECT_NE(summary.find("kernel-favor (D=32) vs dpfp1"), std::string::npos) << summary;
+}
+
+// A study continued with --restart from its folder keeps the finished runs and writes the tables
+// of a study that ran at once; a restart may add arms and seeds, not change the training.
+TEST(RecallCommand, ARestartedStudyWritesTheTablesOfAnUninterruptedOne) {
+  const auto dir = fresh_directory("recall_restart");
+  const std::string data = "dataset = \"associative_retrieval\"\npairs = [4]\n";
+  const std::string all = "\"softmax\", \"vanilla-favor\", \"vanilla-favor@softmax\"";
+  write_file(dir / "whole.toml", tiny(data, all, dir / "whole"));
+  ASSERT_EQ(run_cpm("train " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
+  write_file(dir / "part.toml", tiny(data, "\"softmax\"", dir / "part"));
+  ASSERT_EQ(run_cpm("train " + (dir / "part.toml").string() + " --quiet").exit_code, 0);
+  write_file(dir / "rest.toml", tiny(data, all, dir / "part"));
+  const auto r = run_cpm("train " + (dir / "rest.toml").string() + " --quiet --restart " +
+                         (dir / "part").string());
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  EXPECT_EQ(read_file(dir / "part" / "summary.md"), read_file(dir / "whole" / "summary.md"));
+  auto without_seconds = [](const std::string& table) {  // column 16 is the wall time
+    std::istringstream in(table);
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      std::size_t at = 0;
+      for (int comma = 0; comma < 15; ++comma) at = line.find(',', at) + 1;
+      out += line.substr(0, at) + line.substr(line.find(',', at)) + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(without_seconds(read_file(dir / "part" / "capacity.csv")),
+            without_seconds(read_file(dir / "whole" / "capacity.csv")));
+  EXPECT_EQ(read_file(dir / "part" / "predictions.csv"),
+            read_file(dir / "whole" / "predictions.csv"));
+
+  std::string changed = tiny(data, all, dir / "part");
+  changed.replace(changed.find("steps = 40"), 10, "steps = 60");
+  write_file(dir / "changed.toml", changed);
+  const auto refused = run_cpm("train " + (dir / "changed.toml").string() + " --quiet --restart " +
+                               (dir / "part").string());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.standard_error.find("training.steps = 40"), std::string::npos)
+      << refused.standard_error;
+  write_file(dir / "part" / "predictions.csv",
+             "variant,feature_budget,size,bandwidth,target,learning_rate,seed,correct\n"
+             "softmax,0,4,1,,0.001,1,01x\n");
+  const auto corrupt = run_cpm("train " + (dir / "rest.toml").string() + " --quiet --restart " +
+                               (dir / "part").string());
+  EXPECT_EQ(corrupt.exit_code, 2);
+  EXPECT_NE(corrupt.standard_error.find("predictions.csv: line 2"), std::string::npos)
+      << corrupt.standard_error;
 }
 
 TEST(RecallCommand, BadInputStopsWithExitCodeTwoAndWritesNothing) {

@@ -49,6 +49,46 @@ TEST(RecallConfig, EveryArmParses) {
   EXPECT_EQ(parse_recall_variant("uniform").attention, AttentionKind::uniform);
   EXPECT_THROW(parse_recall_variant("vanilla-rff"), std::invalid_argument);
   EXPECT_THROW(parse_recall_variant("dpfp4"), std::invalid_argument);
+  EXPECT_EQ(parse_recall_variant("temperature-favor").feature_input, FeatureInput::temperature);
+  EXPECT_EQ(parse_recall_variant("metric-favor").feature_input, FeatureInput::metric);
+  const RecallVariant gas = parse_recall_variant("vanilla-favor:coulomb");
+  EXPECT_EQ(gas.particle_init, "coulomb");
+  EXPECT_EQ(gas.name, "vanilla-favor:coulomb");
+  const RecallVariant taught = parse_recall_variant("kernel-favor:sobol@softmax");
+  EXPECT_TRUE(taught.kernel && taught.from_softmax);
+  EXPECT_EQ(taught.particle_init, "sobol");
+  EXPECT_TRUE(parse_recall_variant("elu").scale_sensitive());
+  EXPECT_FALSE(parse_recall_variant("dpfp1").scale_sensitive());
+  EXPECT_FALSE(parse_recall_variant("softmax").scale_sensitive());
+  for (const char* bad :
+       {"vanilla-favor:unknown", "dpfp1:coulomb", "softmax@softmax", "kernel-favor@teacher"})
+    EXPECT_THROW(parse_recall_variant(bad), std::invalid_argument) << bad;
+}
+
+TEST(RecallConfig, BandwidthsTargetsAndLearnedInputsAreChecked) {
+  const std::string retrieval = "[data]\ndataset = \"associative_retrieval\"\n";
+  const RecallConfig c = parse_recall_config(
+      retrieval +
+          "[model]\nbandwidths = [0.25, 0.5]\n[phase_a]\ntargets = [\"capacity\", "
+          "\"matching\"]\n",
+      "x.toml");
+  EXPECT_EQ(c.model.bandwidths, (std::vector<double>{0.25, 0.5}));
+  EXPECT_EQ(c.phase_a.targets, (std::vector<std::string>{"capacity", "matching"}));
+  EXPECT_EQ(parse_recall_config(retrieval, "x.toml").model.bandwidths, std::vector<double>{1.0});
+  EXPECT_NE(error_of(retrieval + "[model]\nbandwidths = [0.5, 0]\n").find("model.bandwidths"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[model]\nbandwidths = []\n").find("model.bandwidths"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[phase_a]\ntargets = [\"teacher\"]\n").find("phase_a.targets"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[phase_a]\ntarget = \"matching\"\n").find("phase_a.target"),
+            std::string::npos);
+  const std::string mqar = "[data]\ndataset = \"mqar\"\n";
+  EXPECT_NE(error_of(mqar + "[phase_a]\ntargets = [\"capacity\"]\n").find("phase_a.targets"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(mqar + "[experiment]\nvariants = [\"metric-favor\"]\n").find("experiment.variants"),
+      std::string::npos);
 }
 
 TEST(RecallConfig, BadValuesGiveOneLineErrorsNamingTheKey) {
@@ -87,7 +127,7 @@ TEST(RecallConfig, PhaseAAndTheRateDropHaveDefaultsAndOneLineErrors) {
   EXPECT_THROW(parse_recall_variant("kernel-softmaxfeat"), std::invalid_argument);
   const std::string mqar = "[data]\ndataset = \"mqar\"\n";
   EXPECT_EQ(parse_recall_config(mqar, "x.toml").phase_a.examples, 8);
-  EXPECT_NE(error_of(mqar + "[phase_a]\ntarget = \"matching\"\n").find("phase_a.target"),
+  EXPECT_NE(error_of(mqar + "[phase_a]\ntargets = [\"matching\"]\n").find("phase_a.targets"),
             std::string::npos);
   EXPECT_NE(error_of(retrieval + "[training]\nsteps = 100\n[phase_a]\nafter_steps = 100\n")
                 .find("phase_a.after_steps"),

@@ -48,14 +48,23 @@ struct Case {
   FeatureMapKind map;
   int features;
   const char* name;
+  FeatureInput input = FeatureInput::fixed;
+  double bandwidth = 1.0;
 };
 
 class RetrievalGradient : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RetrievalGradient, GradientMatchesFiniteDifferences) {
   const Case c = GetParam();
-  RetrievalModel<double> model(tiny_shape(c.attention, c.map, c.features), 2);
+  RetrievalShape shape = tiny_shape(c.attention, c.map, c.features);
+  shape.feature_input = c.input;
+  shape.feature_map.bandwidth = c.bandwidth;
+  RetrievalModel<double> model(shape, 2);
   model.initialise_parameters(3);
+  if (c.input == FeatureInput::metric)  // away from I, so that Mᵀ and M differ
+    for (int i = 0; i < 36; ++i)
+      model.parameters()[model.parameters().size() - 36 + i] += 0.1 * std::sin(i);
+  if (c.input == FeatureInput::temperature) model.parameters().back() = 0.8;
   fill_particles(model, 4);
   const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
   model.zero_gradients();
@@ -73,7 +82,15 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{AttentionKind::uniform, FeatureMapKind::favor, 1, "uniform"},
                       Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor"},
                       Case{AttentionKind::linear, FeatureMapKind::porf_softplus, 8, "softplus"},
-                      Case{AttentionKind::linear, FeatureMapKind::softmaxfeat, 8, "softmaxfeat"}),
+                      Case{AttentionKind::linear, FeatureMapKind::softmaxfeat, 8, "softmaxfeat"},
+                      Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor_bandwidth",
+                           FeatureInput::fixed, 0.6},
+                      Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor_temperature",
+                           FeatureInput::temperature, 0.6},
+                      Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor_metric",
+                           FeatureInput::metric, 0.6},
+                      Case{AttentionKind::linear, FeatureMapKind::porf_softplus, 8,
+                           "softplus_metric", FeatureInput::metric, 1.3}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Trainable particles: d loss / d particles of the read-out weights.
@@ -92,6 +109,29 @@ TEST(RetrievalParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
         model.particles(), analytic, [&] { return model.forward(batch); },
         "dΩ " + feature_map_name(map), 1e-7);
   }
+}
+
+// The three ways of scaling φ's input agree: bandwidth τ, a learned temperature t = τ and a
+// learned metric M = τ I give the same read-out as each other.
+TEST(RetrievalFeatureInput, BandwidthTemperatureAndMetricScaleAlike) {
+  const double tau = 0.45;
+  const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
+  auto loss = [&](FeatureInput input, double bandwidth) {
+    RetrievalShape shape = tiny_shape(AttentionKind::linear, FeatureMapKind::favor, 8);
+    shape.feature_input = input;
+    shape.feature_map.bandwidth = bandwidth;
+    RetrievalModel<double> model(shape, 2);
+    model.initialise_parameters(3);
+    fill_particles(model, 4);
+    if (input == FeatureInput::temperature) model.parameters().back() = tau;
+    if (input == FeatureInput::metric)
+      for (int a = 0; a < 6; ++a) model.parameters()[model.parameters().size() - 36 + 7 * a] = tau;
+    return model.forward(batch);
+  };
+  const double reference = loss(FeatureInput::fixed, tau);
+  EXPECT_NE(reference, loss(FeatureInput::fixed, 1.0));
+  EXPECT_NEAR(loss(FeatureInput::temperature, 1.0), reference, 1e-14);
+  EXPECT_NEAR(loss(FeatureInput::metric, 1.0), reference, 1e-14);
 }
 
 // Uniform weights read out 1/S at every stored value; the loss is then ½((1 − 1/S)² + (S−1)/S²)

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/recall_config.hpp"
-#include "experiments/recall/recall_study.hpp"
+#include "experiments/recall/recall_training.hpp"
 
 namespace cpm {
 namespace {
@@ -20,18 +20,25 @@ RecallConfig small_retrieval(int steps, const std::string& target = "matching") 
       "[training]\nsteps = " +
           std::to_string(steps) +
           "\nbatch_size = 16\neval_every = 20\n"
-          "[phase_a]\nafter_steps = 40\nexamples = 64\ntarget = \"" +
-          target + "\"\n[phase_a.dynamics]\nsteps = 30\n",
+          "[phase_a]\nafter_steps = 40\nexamples = 64\ntargets = [\"" +
+          target + "\"]\n[phase_a.dynamics]\nsteps = 30\n",
       "test.toml");
+}
+
+const RecallTrainingOptions kQuiet{false, nullptr, nullptr, ""};
+
+// The first grid point: τ = 1 and the first Phase A target.
+RecallArmSetting setting(const RecallConfig& c) {
+  return {1.0, c.phase_a.targets.front()};
 }
 
 TEST(RecallArm, SameSeedSameRunWhereverTheBuffersLand) {
   const RecallConfig c = small_retrieval(80);
   const RecallVariant v = parse_recall_variant("vanilla-favor");
-  const RecallRun first = run_recall_arm(c, v, 32, 0, 5, false);
+  const RecallRun first = run_recall_arm(c, v, 32, setting(c), 0, 5, kQuiet);
   std::vector<std::unique_ptr<char[]>> shift;  // moves every later heap block
   for (int n = 1; n < 40; n += 3) shift.push_back(std::make_unique<char[]>(n));
-  const RecallRun second = run_recall_arm(c, v, 32, 0, 5, false);
+  const RecallRun second = run_recall_arm(c, v, 32, setting(c), 0, 5, kQuiet);
   EXPECT_EQ(first.loss, second.loss);
   EXPECT_EQ(first.accuracy, second.accuracy);
   EXPECT_EQ(first.correct, second.correct);
@@ -44,8 +51,9 @@ TEST(RecallArm, KernelArmIsTheVanillaRunUntilPhaseAMovesItsParticles) {
   c.phase_a.dynamics.integrator = "langevin";
   c.phase_a.dynamics.step = 1e-12;
   const RecallRun vanilla =
-      run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32, 0, 3, false);
-  const RecallRun still = run_recall_arm(c, parse_recall_variant("kernel-favor"), 32, 0, 3, false);
+      run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32, setting(c), 0, 3, kQuiet);
+  const RecallRun still =
+      run_recall_arm(c, parse_recall_variant("kernel-favor"), 32, setting(c), 0, 3, kQuiet);
   EXPECT_EQ(still.correct, vanilla.correct);
   EXPECT_EQ(still.loss, vanilla.loss);
   EXPECT_EQ(vanilla.phase_a_kl_before, 0.0);
@@ -53,13 +61,41 @@ TEST(RecallArm, KernelArmIsTheVanillaRunUntilPhaseAMovesItsParticles) {
   EXPECT_NEAR(still.phase_a_kl_after, still.phase_a_kl_before, 1e-6 * still.phase_a_kl_before);
 }
 
-TEST(RecallArm, PhaseALowersTheDivergenceFromEitherTarget) {
-  for (const std::string target : {"matching", "softmax"}) {
-    const RecallRun kernel = run_recall_arm(small_retrieval(80, target),
-                                            parse_recall_variant("kernel-favor"), 32, 0, 3, false);
+TEST(RecallArm, PhaseALowersTheDivergenceFromEveryTarget) {
+  for (const std::string target : {"matching", "softmax", "capacity"}) {
+    const RecallConfig c = small_retrieval(80, target);
+    const RecallRun kernel =
+        run_recall_arm(c, parse_recall_variant("kernel-favor"), 32, setting(c), 0, 3, kQuiet);
     EXPECT_GT(kernel.phase_a_kl_before, 0.0) << target;
     EXPECT_LT(kernel.phase_a_kl_after, 0.5 * kernel.phase_a_kl_before) << target;
   }
+}
+
+// An arm started from a trained softmax network holds its parameters at step 0: with no training
+// step it scores what the teacher's weights give it, and the kernel arm's Phase A then aligns to
+// the teacher's own attention (a KL that drops). The bandwidth enters only through φ's input.
+TEST(RecallArm, ArmsStartFromTheSoftmaxTeacherAndAlignToItsWeights) {
+  RecallConfig c = small_retrieval(80, "softmax");
+  std::vector<float> teacher;
+  RecallTrainingOptions train = kQuiet;
+  train.trained = &teacher;
+  const RecallRun softmax =
+      run_recall_arm(c, parse_recall_variant("softmax"), 0, {1.0, "", 0.0}, 0, 4, train);
+  ASSERT_FALSE(teacher.empty());
+  RecallTrainingOptions start = kQuiet;
+  start.start = &teacher;
+  const RecallRun taught = run_recall_arm(c, parse_recall_variant("kernel-favor@softmax"), 32,
+                                          {0.35, "softmax", 0.0}, 0, 4, start);
+  EXPECT_GT(taught.phase_a_kl_before, 0.0);
+  EXPECT_LT(taught.phase_a_kl_after, taught.phase_a_kl_before);
+  EXPECT_NEAR(taught.effective_bandwidth, 0.35, 0.35);  // τ times the particles' length ratio
+  // The vanilla arm from the same teacher, and from scratch: the start changes the run.
+  const RecallRun from_teacher = run_recall_arm(c, parse_recall_variant("vanilla-favor@softmax"),
+                                                32, {0.35, "", 0.0}, 0, 4, start);
+  const RecallRun from_scratch =
+      run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32, {0.35, "", 0.0}, 0, 4, kQuiet);
+  EXPECT_NE(from_teacher.loss, from_scratch.loss);
+  EXPECT_GT(softmax.accuracy, 0.5);
 }
 
 TEST(RecallArm, MqarKernelArmAlignsEveryLayer) {
@@ -70,7 +106,8 @@ TEST(RecallArm, MqarKernelArmAlignsEveryLayer) {
       "[training]\nsteps = 30\nbatch_size = 8\neval_every = 10\n"
       "[phase_a]\nafter_steps = 10\nexamples = 4\n[phase_a.dynamics]\nsteps = 20\n",
       "test.toml");
-  const RecallRun kernel = run_recall_arm(c, parse_recall_variant("kernel-favor"), 16, 0, 2, false);
+  const RecallRun kernel =
+      run_recall_arm(c, parse_recall_variant("kernel-favor"), 16, setting(c), 0, 2, kQuiet);
   EXPECT_GT(kernel.phase_a_kl_before, 0.0);
   EXPECT_LT(kernel.phase_a_kl_after, kernel.phase_a_kl_before);
 }
