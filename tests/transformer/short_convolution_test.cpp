@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,9 @@ struct Size {
 };
 
 std::string name(const Size& s) {
-  return "B" + std::to_string(s.batch) + " L" + std::to_string(s.length) + " C" +
-         std::to_string(s.c) + " k" + std::to_string(s.k);
+  char text[64];
+  std::snprintf(text, sizeof text, "B%d L%d C%d k%d", s.batch, s.length, s.c, s.k);
+  return text;
 }
 
 const Size kSizes[] = {{2, 5, 3, 1}, {2, 5, 3, 2}, {2, 6, 4, 3},  {3, 4, 5, 4}, {2, 2, 3, 3},
