@@ -2,9 +2,12 @@
 """PyTorch reference of cpm's causal decoder (transformer/transformer_decoder.hpp).
 
 The same network, written independently with torch operations: token + learned position
-embeddings, pre-LayerNorm blocks x <- x + Proj(Attn(LN1(x))) and, if d_ff > 0,
+embeddings (or none), pre-LayerNorm blocks x <- x + Proj(Attn(LN1(x))) and, if d_ff > 0,
 x <- x + FC2(GELU_tanh(FC1(LN2(x)))), a final LayerNorm, a linear head onto the vocabulary at the
-scored positions only (target >= 0) and the mean cross-entropy over them. The attention is causal
+scored positions only (target >= 0) and the mean cross-entropy over them. With a convolution
+kernel k > 0 it is the hybrid of Zoology's MQAR anchor (zoology/mixers/hybrid.py, Arora et al.
+2023): the even layers mix the sequence with BaseConv (zoology/mixers/base_conv.py, copied below
+with its torch.nn.Conv1d), x <- x + BaseConv(LN1(x)), the odd layers with attention. The attention is causal
 softmax, or causal linear attention with the favor feature map (transformer/attention_features.hpp):
 inputs scaled by s = d_head^(-1/4), phi(x) = exp(w^T x - |x|^2/2 - c) + eps with a per-query shift c
 and one key shift shared by the whole sequence (both constants for the gradient), and
@@ -12,7 +15,8 @@ out_i = phi(q_i)^T S_i / (phi(q_i)^T z_i + delta), S_i, z_i the prefix sums over
 
   --check IN OUT [IN OUT ...]  read a model, its particles and a batch written by the C++ test
                    (tests/transformer/torch_decoder_reference_test.cpp), write the scored logits,
-                   the loss and every parameter gradient (float64)
+                   the loss and every parameter gradient (float64), then the losses of a few
+                   AdamW steps on the same batch and the parameters after them
   --bench ...      training tokens/s on random MQAR-like batches (forward + backward + AdamW step)
 """
 import argparse
@@ -26,9 +30,37 @@ import torch.nn.functional as F
 DENOMINATOR_GUARD = 1e-12  # delta, kAttentionDenominatorGuard of transformer/linear_attention.hpp
 
 
+class ShortConvolution(torch.nn.Module):
+    """Zoology's ShortConvolution: a depthwise Conv1d padded by k - 1 on both sides, of which the
+    first L outputs are kept, so that output t reads inputs t - k + 1 ... t."""
+
+    def __init__(self, d_model, kernel_size, dtype):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(d_model, d_model, kernel_size, groups=d_model,
+                                    padding=kernel_size - 1, dtype=dtype)
+
+    def forward(self, x):
+        """x (B, L, C)."""
+        length = x.size(1)
+        return self.conv(x.transpose(1, 2))[..., :length].transpose(1, 2)
+
+
+class BaseConv(torch.nn.Module):
+    """Zoology's BaseConv with a short kernel and no activation: conv(u) * projection(u) + u."""
+
+    def __init__(self, d_model, kernel_size, dtype):
+        super().__init__()
+        self.projection = torch.nn.Linear(d_model, d_model, dtype=dtype)
+        self.conv = ShortConvolution(d_model, kernel_size, dtype)
+
+    def forward(self, u):
+        return self.conv(u) * self.projection(u) + u
+
+
 class Decoder(torch.nn.Module):
     def __init__(self, vocabulary, max_length, d_model, heads, layers, d_ff, features, attention,
-                 epsilon, qk_tied, linear_form="chunked", chunk=32, dtype=torch.float32):
+                 epsilon, qk_tied, linear_form="chunked", chunk=32, dtype=torch.float32,
+                 conv_kernel=0, position_embedding=True):
         super().__init__()
         if attention not in ("softmax", "linear"):
             raise ValueError(f"attention must be softmax or linear, not {attention}")
@@ -37,16 +69,23 @@ class Decoder(torch.nn.Module):
         self.C, self.H, self.layers, self.d_ff = d_model, heads, layers, d_ff
         self.attention, self.eps, self.tied = attention, epsilon, qk_tied
         self.linear_form, self.chunk = linear_form, chunk
+        self.conv_kernel, self.position_embedding = conv_kernel, position_embedding
         R = (2 if qk_tied else 3) * d_model
         p = lambda *shape: torch.nn.Parameter(torch.zeros(*shape, dtype=dtype))
         # Names as cpm's tensors() with "." -> "_" (a ParameterDict key may not hold dots).
         self.params = torch.nn.ParameterDict()
         self.params["embedding_token"] = p(vocabulary, d_model)
-        self.params["embedding_position"] = p(max_length, d_model)
+        if position_embedding:
+            self.params["embedding_position"] = p(max_length, d_model)
+        self.mixers = torch.nn.ModuleDict()  # the BaseConv of each convolution layer, by str(l)
         for l in range(layers):
-            shapes = [("ln1.weight", (d_model,)), ("ln1.bias", (d_model,)),
-                      ("attention.qkv.weight", (R, d_model)), ("attention.qkv.bias", (R,)),
-                      ("attention.proj.weight", (d_model, d_model)), ("attention.proj.bias", (d_model,))]
+            shapes = [("ln1.weight", (d_model,)), ("ln1.bias", (d_model,))]
+            if self.attention_layer(l):
+                shapes += [("attention.qkv.weight", (R, d_model)), ("attention.qkv.bias", (R,)),
+                           ("attention.proj.weight", (d_model, d_model)),
+                           ("attention.proj.bias", (d_model,))]
+            else:
+                self.mixers[str(l)] = BaseConv(d_model, conv_kernel, dtype)
             if d_ff > 0:
                 shapes += [("ln2.weight", (d_model,)), ("ln2.bias", (d_model,)),
                            ("mlp.fc.weight", (d_ff, d_model)), ("mlp.fc.bias", (d_ff,)),
@@ -61,8 +100,23 @@ class Decoder(torch.nn.Module):
         self.register_buffer("particles", torch.randn(layers, heads, features, hs, dtype=dtype))
         self.masks = {}
 
+    def attention_layer(self, l):
+        """zoology/mixers/hybrid.py: layer l mixes with configs[l % 2], [BaseConv, attention]."""
+        return self.conv_kernel == 0 or l % 2 == 1
+
     def w(self, name):
         return self.params[name.replace(".", "_")]
+
+    def named_tensors(self):
+        """Every parameter under its cpm name ("." -> "_"); a Conv1d weight keeps its (C, 1, k)
+        shape, which flattens as cpm's (C, k)."""
+        tensors = dict(self.params.items())
+        for l, mixer in self.mixers.items():
+            tensors[f"layers_{l}_conv_weight"] = mixer.conv.conv.weight
+            tensors[f"layers_{l}_conv_bias"] = mixer.conv.conv.bias
+            tensors[f"layers_{l}_conv_proj_weight"] = mixer.projection.weight
+            tensors[f"layers_{l}_conv_proj_bias"] = mixer.projection.bias
+        return tensors
 
     def upper(self, n, device):
         """(n, n) boolean mask of the entries j > i that causal attention excludes."""
@@ -134,13 +188,19 @@ class Decoder(torch.nn.Module):
         """Scored logits (S, V) in (batch, position) order and the mean cross-entropy."""
         B, L = tokens.shape
         C = self.C
-        x = F.embedding(tokens, self.w("embedding.token")) + self.w("embedding.position")[:L]
+        x = F.embedding(tokens, self.w("embedding.token"))
+        if self.position_embedding:
+            x = x + self.w("embedding.position")[:L]
         for l in range(self.layers):
             q = f"layers.{l}."
             h = F.layer_norm(x, (C,), self.w(q + "ln1.weight"), self.w(q + "ln1.bias"), 1e-5)
-            qkv = F.linear(h, self.w(q + "attention.qkv.weight"), self.w(q + "attention.qkv.bias"))
-            x = x + F.linear(self.attend(qkv, l), self.w(q + "attention.proj.weight"),
-                             self.w(q + "attention.proj.bias"))
+            if self.attention_layer(l):
+                qkv = F.linear(h, self.w(q + "attention.qkv.weight"),
+                               self.w(q + "attention.qkv.bias"))
+                x = x + F.linear(self.attend(qkv, l), self.w(q + "attention.proj.weight"),
+                                 self.w(q + "attention.proj.bias"))
+            else:
+                x = x + self.mixers[str(l)](h)
             if self.d_ff > 0:
                 h = F.layer_norm(x, (C,), self.w(q + "ln2.weight"), self.w(q + "ln2.bias"), 1e-5)
                 h = F.gelu(F.linear(h, self.w(q + "mlp.fc.weight"), self.w(q + "mlp.fc.bias")),
@@ -177,9 +237,14 @@ def check(inp, out):
                                         "features", "batch", "length", "qk_tied", "chunk")}
     model = Decoder(ints["vocabulary"], ints["max_length"], ints["d_model"], ints["heads"], ints["layers"],
                     ints["d_ff"], ints["features"], config["attention"], float(config["epsilon"]),
-                    bool(ints["qk_tied"]), config["linear_form"], ints["chunk"], dtype=torch.float64)
+                    bool(ints["qk_tied"]), config["linear_form"], ints["chunk"], dtype=torch.float64,
+                    conv_kernel=int(config.get("conv_kernel", 0)),
+                    position_embedding=bool(int(config.get("position_embedding", 1))))
+    tensors = model.named_tensors()
+    if set(tensors) != {name for name in blocks if name.startswith(("embedding_", "layers_", "final_", "head_"))}:
+        raise ValueError("the C++ model's tensors differ from the reference's")
     with torch.no_grad():
-        for name, p in model.params.items():
+        for name, p in tensors.items():
             p.copy_(torch.tensor(blocks[name], dtype=torch.float64).view_as(p))
         if config["attention"] == "linear":
             model.particles.copy_(torch.tensor(blocks["particles"], dtype=torch.float64).view_as(model.particles))
@@ -193,8 +258,26 @@ def check(inp, out):
                                         " ".join(repr(float(v)) for v in t.reshape(-1)) + "\n")
         write("logits", logits.detach())
         write("loss", loss.detach().reshape(1))
-        for name, p in model.params.items():
+        for name, p in tensors.items():
             write("grad." + name, p.grad)
+        # AdamW steps on the same batch, weight decay on the tensors cpm decays (decay.<name>).
+        steps = int(config.get("steps", 0))
+        if steps == 0:
+            return
+        groups = [{"params": [p for name, p in tensors.items() if blocks["decay." + name][0] == flag],
+                   "weight_decay": float(config["weight_decay"]) if flag else 0.0} for flag in (0.0, 1.0)]
+        optimiser = torch.optim.AdamW(groups, lr=float(config["learning_rate"]), betas=(0.9, 0.999),
+                                      eps=1e-8)
+        losses = []
+        for _ in range(steps):
+            optimiser.zero_grad(set_to_none=True)
+            _, loss = model(tokens, targets)
+            loss.backward()
+            optimiser.step()
+            losses.append(loss.detach())
+        write("step_losses", torch.stack(losses))
+        for name, p in tensors.items():
+            write("after." + name, p.detach())
 
 
 def mqar_batch(batch, length, vocabulary, pairs):
@@ -222,13 +305,17 @@ def bench(args):
     if attention == "linear" and args.attention != "kernel-favor":
         raise ValueError("--attention is softmax or kernel-favor")
     model = Decoder(args.vocabulary, args.length, args.d_model, args.heads, args.layers, args.d_ff,
-                    args.features, attention, 1e-6, False, args.linear_form, args.chunk)
+                    args.features, attention, 1e-6, False, args.linear_form, args.chunk,
+                    conv_kernel=args.conv_kernel, position_embedding=not args.no_position_embedding)
     with torch.no_grad():
         for name, p in model.params.items():
             if p.dim() == 2:
                 p.normal_(0, 0.02)
             elif "ln" in name and name.endswith("weight"):
                 p.fill_(1)
+        for mixer in model.mixers.values():  # the Conv1d keeps PyTorch's default, as cpm's
+            mixer.projection.weight.normal_(0, 0.02)
+            mixer.projection.bias.zero_()
     # foreach: one multi-tensor update instead of a Python loop over the ~30 tensors.
     optimiser = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01, foreach=True)
     pairs = args.scored if args.scored > 0 else max(1, args.length // 16)
@@ -266,6 +353,9 @@ if __name__ == "__main__":
     parser.add_argument("--attention", default="kernel-favor", help="softmax or kernel-favor")
     parser.add_argument("--linear-form", dest="linear_form", default="chunked", help="chunked or cumsum")
     parser.add_argument("--chunk", type=int, default=32, help="tokens per chunk of the chunked form")
+    parser.add_argument("--conv-kernel", dest="conv_kernel", type=int, default=0,
+                        help="k > 0: BaseConv with k taps in the even layers (0: attention only)")
+    parser.add_argument("--no-position-embedding", dest="no_position_embedding", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=2)

@@ -25,8 +25,17 @@ struct ModelShape {
   FeatureMapSpec feature_map;
   bool qk_tied = false;
   double dropout = 0.1;
+  // The decoder only. conv_kernel = 0: every layer's sequence mixer is attention. k ≥ 1: the
+  // hybrid of Zoology's MQAR anchor (Arora et al. 2023), layers alternating between BaseConv, a
+  // gated short causal convolution of k taps (even layers 0, 2, …), and attention (odd layers).
+  int conv_kernel = 0;
+  // The decoder only. false: no learned position embedding (the anchor's
+  // max_position_embeddings = 0); the convolution and causal attention order the tokens.
+  bool position_embedding = true;
 
   int head_size() const { return d_model / heads; }
+  // Whether layer l mixes the sequence with attention (else with BaseConv).
+  bool attention_layer(int l) const { return conv_kernel == 0 || l % 2 == 1; }
 
   // Throws std::invalid_argument naming the first impossible size.
   void validate() const {
@@ -41,6 +50,9 @@ struct ModelShape {
     need(classes >= 2, "at least two classes are needed");
     need(attention != AttentionKind::linear || features >= 1, "features (m) must be positive");
     need(dropout >= 0.0 && dropout < 1.0, "dropout must lie in [0, 1)");
+    need(conv_kernel >= 0, "conv_kernel must be 0 (attention only) or positive");
+    need(conv_kernel == 0 || layers >= 2,
+         "conv_kernel > 0 alternates convolution and attention layers: at least 2 layers");
   }
 };
 

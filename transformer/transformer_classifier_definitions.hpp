@@ -39,6 +39,10 @@ TransformerClassifier<T>::TransformerClassifier(const ModelShape& shape, int max
     : shape_(shape), max_batch_(max_batch), max_length_(max_length) {
   shape_.validate();
   if (shape.d_ff < 1) throw std::invalid_argument("the classifier needs d_ff ≥ 1");
+  if (shape.conv_kernel != 0 || !shape.position_embedding)
+    throw std::invalid_argument(
+        "the classifier has attention layers with position embeddings only: conv_kernel = 0 "
+        "and position_embedding = true");
   if (shape.attention == AttentionKind::linear &&
       particle_rows(shape.feature_map, shape.features, shape.head_size()) != shape.features)
     throw std::invalid_argument("the classifier keeps one particle per feature: " +

@@ -1,7 +1,11 @@
 #pragma once
 // The causal decoder for next-token tasks (associative recall, MQAR): token + learned position
-// embeddings, pre-LayerNorm blocks
+// embeddings (none with shape.position_embedding = false), pre-LayerNorm blocks
 //   x ← x + Proj(CausalAttention(LN1(x))),   x ← x + FC2(GELU(FC1(LN2(x))))   (d_ff = 0: no MLP),
+// or, with shape.conv_kernel = k > 0, the hybrid of Zoology's MQAR anchor (Arora et al. 2023):
+// even layers mix the sequence with BaseConv instead of attention,
+//   h = LN1(x),  x ← x + ShortConv_k(h) ⊙ (W_p h + b_p) + h
+// (transformer/short_convolution.hpp), odd layers with attention as above;
 // a final LayerNorm and a linear head onto the vocabulary, trained with cross-entropy on the scored
 // positions only (target ≥ 0; −1 marks a position that is not scored). The head runs on the scored
 // positions alone, so a task that scores few positions of a long sequence pays for few (V × C)
@@ -55,7 +59,10 @@ class TransformerDecoder {
   int particle_rows() const { return particle_rows_; }
   std::vector<unsigned char> weight_decay_mask() const;
 
-  // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights.
+  // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights; the
+  // short convolutions' weights and biases as PyTorch's Conv1d, U(±1/√k) (fan-in k per channel).
+  // Parameter tensors of a BaseConv layer l: layers.l.conv.weight (C, k), layers.l.conv.bias,
+  // layers.l.conv.proj.weight (C, C), layers.l.conv.proj.bias, besides ln1 (and the MLP's).
   void initialise_parameters(std::uint64_t seed);
 
   // Runs the network; returns the mean cross-entropy over the scored positions (0 when there are
@@ -77,19 +84,24 @@ class TransformerDecoder {
   AttentionLayout attention_layout(int batch, int length) const;
   // The fused q | k | v projections of layer `layer` in the last forward (attention_layout says
   // where each head's block sits); linear attention reads φ(scale · q), φ(scale · k) with
-  // feature_input_scale() = d_head^{-1/4}.
+  // feature_input_scale() = d_head^{-1/4}. Null for a BaseConv layer (!shape().attention_layer(l)),
+  // which has no q, k, v; its particle blocks (head_particles) exist but are unused, and their
+  // gradients stay 0.
   const T* qkv(int layer) const { return layer_acts_[layer].qkv; }
   T feature_input_scale() const;
 
  private:
+  // An attention layer has qkv and proj, a BaseConv layer conv and conv_proj.
   struct LayerParameters {
-    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w,
-        fc_proj_b;
+    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, conv_w, conv_b, conv_proj_w,
+        conv_proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w, fc_proj_b;
   };
   struct LayerActivations {
-    // residual = input + att_proj; output = residual + fc_proj (residual itself without an MLP).
-    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *residual, *ln2, *ln2_mean,
-        *ln2_rstd, *fc, *fc_gelu, *fc_proj, *output, *lse;
+    // Attention: residual = input + att_proj. BaseConv: residual = input + conv ⊙ conv_proj + ln1
+    // (conv = ShortConv(ln1), conv_proj = W_p ln1 + b_p). output = residual + fc_proj (residual
+    // itself without an MLP). The pointers of the other mixer are null.
+    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *conv, *conv_proj, *residual, *ln2,
+        *ln2_mean, *ln2_rstd, *fc, *fc_gelu, *fc_proj, *output, *lse;
     CausalLinearAttentionCache<T> cache;
   };
 
@@ -102,7 +114,7 @@ class TransformerDecoder {
   ModelShape shape_;
   int max_batch_, max_length_, max_scored_, particle_rows_ = 0;
   std::vector<ParameterTensor> tensors_;
-  std::size_t wte_, wpe_, lnf_w_, lnf_b_, head_w_, head_b_;
+  std::size_t wte_, wpe_ = 0, lnf_w_, lnf_b_, head_w_, head_b_;  // wpe_: with position_embedding
   std::vector<LayerParameters> layer_params_;
   std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
 

@@ -14,6 +14,7 @@
 #include "transformer/gelu.hpp"
 #include "transformer/layer_norm.hpp"
 #include "transformer/linear_layer.hpp"
+#include "transformer/short_convolution.hpp"
 #include "transformer/softmax_attention.hpp"
 #include "transformer/thread_index.hpp"
 #include "transformer/uniform_attention.hpp"
@@ -34,16 +35,24 @@ TransformerDecoder<T>::TransformerDecoder(const ModelShape& shape, int max_batch
     throw std::invalid_argument("batch buffers need 1 ≤ max_length ≤ the model's max_length");
   const int C = shape.d_model, F = shape.d_ff, R = (shape.qk_tied ? 2 : 3) * C;
   wte_ = add_tensor("embedding.token", shape.vocabulary, C, true);
-  wpe_ = add_tensor("embedding.position", shape.max_length, C, true);
+  if (shape.position_embedding) wpe_ = add_tensor("embedding.position", shape.max_length, C, true);
   for (int l = 0; l < shape.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     LayerParameters lp{};
     lp.ln1_w = add_tensor(p + "ln1.weight", 1, C, false);
     lp.ln1_b = add_tensor(p + "ln1.bias", 1, C, false);
-    lp.qkv_w = add_tensor(p + "attention.qkv.weight", R, C, true);
-    lp.qkv_b = add_tensor(p + "attention.qkv.bias", 1, R, false);
-    lp.proj_w = add_tensor(p + "attention.proj.weight", C, C, true);
-    lp.proj_b = add_tensor(p + "attention.proj.bias", 1, C, false);
+    if (shape.attention_layer(l)) {
+      lp.qkv_w = add_tensor(p + "attention.qkv.weight", R, C, true);
+      lp.qkv_b = add_tensor(p + "attention.qkv.bias", 1, R, false);
+      lp.proj_w = add_tensor(p + "attention.proj.weight", C, C, true);
+      lp.proj_b = add_tensor(p + "attention.proj.bias", 1, C, false);
+    } else {
+      // Conv1d's weight (C, 1, k) without its middle axis; it decays as the other weights.
+      lp.conv_w = add_tensor(p + "conv.weight", C, shape.conv_kernel, true);
+      lp.conv_b = add_tensor(p + "conv.bias", 1, C, false);
+      lp.conv_proj_w = add_tensor(p + "conv.proj.weight", C, C, true);
+      lp.conv_proj_b = add_tensor(p + "conv.proj.bias", 1, C, false);
+    }
     if (has_mlp()) {
       lp.ln2_w = add_tensor(p + "ln2.weight", 1, C, false);
       lp.ln2_b = add_tensor(p + "ln2.bias", 1, C, false);
@@ -136,9 +145,15 @@ void TransformerDecoder<T>::allocate_activations() {
       a.ln1 = take(C * N);
       a.ln1_mean = take(N);
       a.ln1_rstd = take(N);
-      a.qkv = take(R * N);
-      a.att = take(C * N);
-      a.att_proj = take(C * N);
+      const bool attention = shape_.attention_layer(l);
+      if (attention) {
+        a.qkv = take(R * N);
+        a.att = take(C * N);
+        a.att_proj = take(C * N);
+      } else {
+        a.conv = take(C * N);
+        a.conv_proj = take(C * N);
+      }
       a.residual = take(C * N);
       if (has_mlp()) {
         a.ln2 = take(C * N);
@@ -151,13 +166,13 @@ void TransformerDecoder<T>::allocate_activations() {
       } else {
         a.output = a.residual;
       }
-      if (linear) {
+      if (attention && linear) {
         a.cache.phi_q = take(BH * m * L);
         a.cache.phi_k = take(BH * m * L);
         a.cache.inverse_denominator = take(BH * L);
         a.cache.kv = take_double(BH * m * hs);
         a.cache.z = take_double(BH * m);
-      } else if (shape_.attention == AttentionKind::softmax) {
+      } else if (attention && shape_.attention == AttentionKind::softmax) {
         a.lse = take(BH * L);
       }
       layer_acts_.push_back(a);
@@ -206,6 +221,20 @@ void TransformerDecoder<T>::allocate_activations() {
 template <class T>
 void TransformerDecoder<T>::initialise_parameters(std::uint64_t seed) {
   initialise_gpt2_parameters(parameters_, tensors_, seed);
+  // The short convolutions as PyTorch's Conv1d: weight and bias ~ U(±1/√fan_in), fan_in = k for a
+  // depthwise convolution; tensor t draws from its own stream.
+  const double bound = shape_.conv_kernel > 0 ? 1.0 / std::sqrt(double(shape_.conv_kernel)) : 0.0;
+  for (std::size_t t = 0; t < tensors_.size(); ++t) {
+    const ParameterTensor& p = tensors_[t];
+    const auto ends_with = [&](const std::string& tail) {
+      return p.name.size() >= tail.size() &&
+             p.name.compare(p.name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (!ends_with(".conv.weight") && !ends_with(".conv.bias")) continue;
+    RandomStream stream(seed, RandomPurpose::parameter_init, t, 0);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      parameters_[p.offset + i] = static_cast<T>(bound * (2.0 * stream.uniform() - 1.0));
+  }
 }
 
 template <class T>
@@ -230,24 +259,34 @@ double TransformerDecoder<T>::forward(const DecoderBatch& batch) {
   const AttentionLayout layout = attention_layout(B, L);
   std::fill_n(full_lengths_.begin(), B, L);
 
-  embedding_forward(embedding_, batch.tokens, param(wte_), param(wpe_), B, L, C);  // (C, N)
+  embedding_forward(embedding_, batch.tokens, param(wte_),
+                    shape_.position_embedding ? param(wpe_) : nullptr, B, L, C);  // (C, N)
   for (int l = 0; l < shape_.layers; ++l) {
     const LayerParameters& w = layer_params_[l];
     LayerActivations& a = layer_acts_[l];
     layer_norm_forward(a.ln1, a.ln1_mean, a.ln1_rstd, a.input, param(w.ln1_w), param(w.ln1_b), N,
                        C);
-    linear_forward(a.qkv, a.ln1, param(w.qkv_w), param(w.qkv_b), N, C, R);  // (R, N)
-    if (shape_.attention == AttentionKind::linear)
-      causal_linear_attention_forward(a.att, a.cache, a.qkv, head_particles(l, 0), layout,
-                                      shape_.feature_map, m, attention_scratch_.data(),
-                                      attention_scratch_double_.data());
-    else if (shape_.attention == AttentionKind::uniform)
-      causal_uniform_attention_forward(a.att, a.qkv, layout);
-    else
-      softmax_attention_forward(a.att, a.lse, a.qkv, full_lengths_.data(), layout,
-                                attention_scratch_.data(), true);
-    linear_forward(a.att_proj, a.att, param(w.proj_w), param(w.proj_b), N, C, C);
-    for (std::ptrdiff_t i = 0; i < NC; ++i) a.residual[i] = a.input[i] + a.att_proj[i];
+    if (shape_.attention_layer(l)) {
+      linear_forward(a.qkv, a.ln1, param(w.qkv_w), param(w.qkv_b), N, C, R);  // (R, N)
+      if (shape_.attention == AttentionKind::linear)
+        causal_linear_attention_forward(a.att, a.cache, a.qkv, head_particles(l, 0), layout,
+                                        shape_.feature_map, m, attention_scratch_.data(),
+                                        attention_scratch_double_.data());
+      else if (shape_.attention == AttentionKind::uniform)
+        causal_uniform_attention_forward(a.att, a.qkv, layout);
+      else
+        softmax_attention_forward(a.att, a.lse, a.qkv, full_lengths_.data(), layout,
+                                  attention_scratch_.data(), true);
+      linear_forward(a.att_proj, a.att, param(w.proj_w), param(w.proj_b), N, C, C);
+      for (std::ptrdiff_t i = 0; i < NC; ++i) a.residual[i] = a.input[i] + a.att_proj[i];
+    } else {
+      // BaseConv: y = ShortConv(ln1) ⊙ (W_p ln1 + b_p) + ln1, residual = input + y.
+      short_convolution_forward(a.conv, a.ln1, param(w.conv_w), param(w.conv_b), B, L, C,
+                                shape_.conv_kernel);
+      linear_forward(a.conv_proj, a.ln1, param(w.conv_proj_w), param(w.conv_proj_b), N, C, C);
+      for (std::ptrdiff_t i = 0; i < NC; ++i)
+        a.residual[i] = a.input[i] + (a.conv[i] * a.conv_proj[i] + a.ln1[i]);
+    }
     if (!has_mlp()) continue;
     layer_norm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.residual, param(w.ln2_w), param(w.ln2_b), N,
                        C);
@@ -324,31 +363,49 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
       layer_norm_backward(d_residual_, grad(w.ln2_w), grad(w.ln2_b), d_a_, a.residual,
                           param(w.ln2_w), a.ln2_mean, a.ln2_rstd, N, C);
     }
-    // residual = input + att_proj;  att_proj = W att + b
-    linear_backward(d_b_, grad(w.proj_w), grad(w.proj_b), d_residual_, a.att, param(w.proj_w), N, C,
-                    C, linear_scratch_.data());
-    // att = causal attention(qkv)
-    std::fill_n(d_qkv_, static_cast<std::ptrdiff_t>(N) * R, T(0));
-    if (shape_.attention == AttentionKind::linear)
-      causal_linear_attention_backward(
-          d_qkv_, d_b_, a.att, a.cache, a.qkv, head_particles(l, 0), layout, shape_.feature_map, m,
-          attention_scratch_.data(), attention_scratch_double_.data(),
-          particles ? particle_gradients_.data() + (head_particles(l, 0) - particles_.data())
-                    : nullptr);
-    else if (shape_.attention == AttentionKind::uniform)
-      causal_uniform_attention_backward(d_qkv_, d_b_, layout);
-    else
-      softmax_attention_backward(d_qkv_, d_b_, a.att, a.lse, a.qkv, full_lengths_.data(), layout,
-                                 attention_scratch_.data(), true);
-    // qkv = W ln1 + b
-    linear_backward(d_a_, grad(w.qkv_w), grad(w.qkv_b), d_qkv_, a.ln1, param(w.qkv_w), N, C, R,
-                    linear_scratch_.data());
+    if (shape_.attention_layer(l)) {
+      // residual = input + att_proj;  att_proj = W att + b
+      linear_backward(d_b_, grad(w.proj_w), grad(w.proj_b), d_residual_, a.att, param(w.proj_w), N,
+                      C, C, linear_scratch_.data());
+      // att = causal attention(qkv)
+      std::fill_n(d_qkv_, static_cast<std::ptrdiff_t>(N) * R, T(0));
+      if (shape_.attention == AttentionKind::linear)
+        causal_linear_attention_backward(
+            d_qkv_, d_b_, a.att, a.cache, a.qkv, head_particles(l, 0), layout, shape_.feature_map,
+            m, attention_scratch_.data(), attention_scratch_double_.data(),
+            particles ? particle_gradients_.data() + (head_particles(l, 0) - particles_.data())
+                      : nullptr);
+      else if (shape_.attention == AttentionKind::uniform)
+        causal_uniform_attention_backward(d_qkv_, d_b_, layout);
+      else
+        softmax_attention_backward(d_qkv_, d_b_, a.att, a.lse, a.qkv, full_lengths_.data(), layout,
+                                   attention_scratch_.data(), true);
+      // qkv = W ln1 + b
+      linear_backward(d_a_, grad(w.qkv_w), grad(w.qkv_b), d_qkv_, a.ln1, param(w.qkv_w), N, C, R,
+                      linear_scratch_.data());
+    } else {
+      // residual = input + conv ⊙ conv_proj + ln1:  d conv = d residual ⊙ conv_proj (in d_b_),
+      // d conv_proj = d residual ⊙ conv (in d_qkv_, R ≥ 2C rows)
+      for (std::ptrdiff_t i = 0; i < NC; ++i) {
+        d_b_[i] = d_residual_[i] * a.conv_proj[i];
+        d_qkv_[i] = d_residual_[i] * a.conv[i];
+      }
+      // conv_proj = W_p ln1 + b_p
+      linear_backward(d_a_, grad(w.conv_proj_w), grad(w.conv_proj_b), d_qkv_, a.ln1,
+                      param(w.conv_proj_w), N, C, C, linear_scratch_.data());
+      // conv = ShortConv(ln1); adds to d ln1
+      short_convolution_backward(d_a_, grad(w.conv_w), grad(w.conv_b), d_b_, a.ln1, param(w.conv_w),
+                                 B, L, C, shape_.conv_kernel);
+      // the skip + ln1 of BaseConv
+      for (std::ptrdiff_t i = 0; i < NC; ++i) d_a_[i] += d_residual_[i];
+    }
     // ln1 = LN(input); adds the branch to d input
     layer_norm_backward(d_residual_, grad(w.ln1_w), grad(w.ln1_b), d_a_, a.input, param(w.ln1_w),
                         a.ln1_mean, a.ln1_rstd, N, C);
   }
   // input of layer 0 = embedding
-  embedding_backward(grad(wte_), grad(wpe_), d_residual_, batch.tokens, B, L, C);
+  embedding_backward(grad(wte_), shape_.position_embedding ? grad(wpe_) : nullptr, d_residual_,
+                     batch.tokens, B, L, C);
 }
 
 }  // namespace cpm

@@ -88,6 +88,24 @@ TEST(TransformerLayers, EmbeddingBackwardMatchesFiniteDifferences) {
   expect_gradient(wpe, dwpe, loss, "dwpe");
 }
 
+// A null position table: the tokens' rows alone.
+TEST(TransformerLayers, EmbeddingWithoutPositionsIsTheTokenRow) {
+  const int vocab = 5, L = 3, B = 2, c = 4;
+  auto wte = random_vector(vocab * c, 11);
+  const int tokens[B * L] = {1, 4, 1, 0, 2, 4};
+  const auto g = random_vector(c * B * L, 13);
+  std::vector<double> y(c * B * L), dwte(vocab * c, 0.0);
+  auto loss = [&] {
+    embedding_forward(y.data(), tokens, wte.data(), static_cast<const double*>(nullptr), B, L, c);
+    return weighted_sum(y.data(), g);
+  };
+  loss();
+  for (int n = 0; n < B * L; ++n)
+    for (int i = 0; i < c; ++i) EXPECT_EQ(y[n * c + i], wte[tokens[n] * c + i]);
+  embedding_backward(dwte.data(), static_cast<double*>(nullptr), g.data(), tokens, B, L, c);
+  expect_gradient(wte, dwte, loss, "dwte");
+}
+
 TEST(TransformerLayers, MeanPoolingBackwardMatchesFiniteDifferencesAndIgnoresPadding) {
   const int B = 2, L = 4, c = 3;
   const int lengths[B] = {4, 2};

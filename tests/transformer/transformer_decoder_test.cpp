@@ -1,10 +1,12 @@
 // The causal decoder: its gradient against finite differences (double, tiny configuration, every
-// attention kind, with and without the MLP), causality of the whole network, the head running on
-// scored positions only, and training that learns a recall task.
+// attention kind, with and without the MLP, and the convolution hybrid), causality of the whole
+// network, the head running on scored positions only, and training that learns a recall task.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "core/feature_initialisation.hpp"
 #include "tests/transformer/finite_difference.hpp"
@@ -83,6 +85,158 @@ INSTANTIATE_TEST_SUITE_P(
         Case{AttentionKind::uniform, FeatureMapKind::favor, false, 0, "uniform"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// The convolution hybrid of Zoology's MQAR anchor: BaseConv with k = 3 in the even layers,
+// attention in the odd ones, no position embedding.
+struct HybridCase {
+  AttentionKind attention;
+  bool tied;
+  int d_ff, layers;
+  const char* name;
+};
+
+ModelShape hybrid_shape(const HybridCase& c) {
+  ModelShape s = tiny_shape(c.attention, FeatureMapKind::favor, c.tied, c.d_ff);
+  s.layers = c.layers;
+  s.conv_kernel = 3;
+  s.position_embedding = false;
+  return s;
+}
+
+class HybridDecoderGradient : public ::testing::TestWithParam<HybridCase> {};
+
+TEST_P(HybridDecoderGradient, WholeModelGradientMatchesFiniteDifferences) {
+  const HybridCase c = GetParam();
+  TransformerDecoder<double> model(hybrid_shape(c), 2, 7);
+  model.initialise_parameters(5);
+  auto& theta = model.parameters();
+  const auto noise = testing::random_vector(theta.size(), 6, 0.3);
+  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
+  fill_particles(model, 7);
+  const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
+  const int targets[14] = {3, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
+  const DecoderBatch batch{tokens, targets, 2, 7};
+  model.zero_gradients();
+  model.forward(batch);
+  EXPECT_EQ(model.scored(), 8);
+  model.backward(batch);
+  std::vector<double> analytic = model.gradients();
+  testing::expect_gradient(
+      theta, analytic, [&] { return model.forward(batch); }, std::string("dθ ") + c.name, 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ConvolutionThenAttention, HybridDecoderGradient,
+    ::testing::Values(HybridCase{AttentionKind::softmax, false, 12, 2, "softmax"},
+                      HybridCase{AttentionKind::softmax, true, 0, 3, "softmax_tied_three_layers"},
+                      HybridCase{AttentionKind::uniform, false, 0, 2, "uniform"},
+                      HybridCase{AttentionKind::linear, false, 0, 2, "favor"},
+                      HybridCase{AttentionKind::linear, false, 12, 3, "favor_mlp_three_layers"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// Particle gradients of the hybrid: the attention layers' against finite differences, the unused
+// blocks of the convolution layers exactly 0.
+TEST(HybridDecoderParticleGradient, AttentionLayersMatchFiniteDifferencesConvolutionLayersAreZero) {
+  TransformerDecoder<double> model(hybrid_shape({AttentionKind::linear, false, 0, 3, "favor"}), 2,
+                                   7);
+  model.initialise_parameters(5);
+  fill_particles(model, 7);
+  const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
+  const int targets[14] = {-1, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
+  const DecoderBatch batch{tokens, targets, 2, 7};
+  model.zero_gradients();
+  model.forward(batch);
+  model.backward(batch, true);
+  std::vector<double> analytic = model.particle_gradients();
+  const std::ptrdiff_t block = model.particle_rows() * model.shape().head_size();
+  for (int l : {0, 2})
+    for (int h = 0; h < model.shape().heads; ++h) {
+      const std::ptrdiff_t at = model.head_particles(l, h) - model.particles().data();
+      for (std::ptrdiff_t i = 0; i < block; ++i) EXPECT_EQ(analytic[at + i], 0.0) << l << " " << h;
+    }
+  const std::ptrdiff_t at = model.head_particles(1, 0) - model.particles().data();
+  double largest = 0.0;
+  for (std::ptrdiff_t i = 0; i < block; ++i)
+    largest = std::max(largest, std::abs(analytic[at + i]));
+  EXPECT_GT(largest, 0.0);
+  testing::expect_gradient(
+      model.particles(), analytic, [&] { return model.forward(batch); }, "dΩ hybrid", 1e-7);
+}
+
+// The hybrid's tensors: BaseConv's in the even layers, attention's in the odd ones, no position
+// table; qkv() is null for a convolution layer.
+TEST(HybridDecoderShape, TensorsNamesShapesAndInitialisation) {
+  ModelShape s = hybrid_shape({AttentionKind::softmax, false, 12, 3, "softmax"});
+  s.d_model = 16;
+  s.heads = 2;
+  TransformerDecoder<double> model(s, 1, 7);
+  EXPECT_THROW(model.tensor("embedding.position"), std::invalid_argument);
+  for (int l : {0, 2}) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    const ParameterTensor& w = model.tensor(p + "conv.weight");
+    EXPECT_EQ(w.rows, 16);
+    EXPECT_EQ(w.cols, 3);
+    EXPECT_TRUE(w.decay);
+    EXPECT_EQ(model.tensor(p + "conv.bias").size(), 16u);
+    EXPECT_FALSE(model.tensor(p + "conv.bias").decay);
+    EXPECT_EQ(model.tensor(p + "conv.proj.weight").rows, 16);
+    EXPECT_EQ(model.tensor(p + "conv.proj.weight").cols, 16);
+    EXPECT_EQ(model.tensor(p + "conv.proj.bias").size(), 16u);
+    EXPECT_EQ(model.tensor(p + "mlp.fc.weight").rows, 12);
+    EXPECT_THROW(model.tensor(p + "attention.qkv.weight"), std::invalid_argument);
+    EXPECT_THROW(model.tensor(p + "attention.proj.weight"), std::invalid_argument);
+  }
+  EXPECT_EQ(model.tensor("layers.1.attention.qkv.weight").rows, 48);
+  EXPECT_THROW(model.tensor("layers.1.conv.weight"), std::invalid_argument);
+
+  // Conv1d's default: weight and bias U(±1/√3); the projection N(0, 0.02), its bias 0.
+  model.initialise_parameters(21);
+  const double bound = 1.0 / std::sqrt(3.0);
+  for (const char* name : {"layers.0.conv.weight", "layers.0.conv.bias", "layers.2.conv.bias"}) {
+    const ParameterTensor& t = model.tensor(name);
+    double largest = 0.0, sum = 0.0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const double v = model.parameters()[t.offset + i];
+      EXPECT_LT(std::abs(v), bound) << name;
+      largest = std::max(largest, std::abs(v));
+      sum += v;
+    }
+    EXPECT_GT(largest, 0.5 * bound) << name;
+    EXPECT_LT(std::abs(sum / t.size()), 0.5 * bound) << name;
+  }
+  const ParameterTensor& proj = model.tensor("layers.0.conv.proj.weight");
+  double square = 0.0;
+  for (std::size_t i = 0; i < proj.size(); ++i)
+    square += model.parameters()[proj.offset + i] * model.parameters()[proj.offset + i];
+  EXPECT_NEAR(std::sqrt(square / proj.size()), 0.02, 0.005);
+  const ParameterTensor& proj_bias = model.tensor("layers.0.conv.proj.bias");
+  for (std::size_t i = 0; i < proj_bias.size(); ++i)
+    EXPECT_EQ(model.parameters()[proj_bias.offset + i], 0.0);
+
+  const int tokens[7] = {1, 2, 3, 4, 5, 6, 7};
+  model.forward({tokens, nullptr, 1, 7});
+  EXPECT_EQ(model.qkv(0), nullptr);
+  EXPECT_NE(model.qkv(1), nullptr);
+  EXPECT_EQ(model.qkv(2), nullptr);
+}
+
+// Without a position embedding the hybrid is still causal: the convolution reads earlier positions
+// only.
+TEST(HybridDecoderCausality, LaterTokensDoNotChangeEarlierLogits) {
+  for (AttentionKind kind :
+       {AttentionKind::softmax, AttentionKind::linear, AttentionKind::uniform}) {
+    TransformerDecoder<double> model(hybrid_shape({kind, false, 12, 3, "causal"}), 1, 7);
+    model.initialise_parameters(8);
+    fill_particles(model, 9);
+    const int targets[7] = {0, 0, 0, 0, -1, -1, -1};
+    const int first[7] = {4, 2, 7, 1, 3, 3, 3};
+    model.forward({first, targets, 1, 7});
+    const std::vector<double> reference(model.logits(), model.logits() + 4 * 9);
+    const int second[7] = {4, 2, 7, 1, 8, 5, 6};
+    model.forward({second, targets, 1, 7});
+    for (int i = 0; i < 4 * 9; ++i) EXPECT_NEAR(model.logits()[i], reference[i], 1e-12);
+  }
+}
+
 // Trainable particles: d loss / d particles through the causal attention of every layer.
 TEST(DecoderParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
   for (FeatureMapKind map : {FeatureMapKind::favor, FeatureMapKind::porf_softplus,
@@ -160,8 +314,11 @@ TEST(DecoderShape, RefusesDropoutAndTargetsOutsideTheVocabulary) {
 // {4,5,6,7}; the target at the last two positions is the value paired with the key read there.
 // Softmax attention must learn it (loss below 0.1) within 400 AdamW steps; uniform attention
 // cannot tell the pairs apart and stays above 0.5.
-double train_recall(AttentionKind attention) {
+double train_recall(AttentionKind attention, int conv_kernel = 0, int steps = 400,
+                    double learning_rate = 3e-3) {
   ModelShape s = tiny_shape(attention, FeatureMapKind::favor, false, 0);
+  s.conv_kernel = conv_kernel;
+  s.position_embedding = conv_kernel == 0;
   s.vocabulary = 8;
   s.max_length = 6;
   s.d_model = 32;
@@ -170,11 +327,10 @@ double train_recall(AttentionKind attention) {
   const int B = 32, L = 6;
   TransformerDecoder<float> model(s, B, L);
   model.initialise_parameters(11);
-  AdamW<float> optimiser(model.weight_decay_mask(), {3e-3, 0.9, 0.999, 1e-8, 0.0});
+  AdamW<float> optimiser(model.weight_decay_mask(), {learning_rate, 0.9, 0.999, 1e-8, 0.0});
   RandomStream stream(13, RandomPurpose::test_inputs, 0, 0);
   std::vector<int> tokens(B * L), targets(B * L);
   double recent = 0.0;
-  const int steps = 400;
   for (int step = 1; step <= steps; ++step) {
     for (int b = 0; b < B; ++b) {
       int* t = tokens.data() + b * L;
@@ -192,7 +348,7 @@ double train_recall(AttentionKind attention) {
     model.zero_gradients();
     const double loss = model.forward(batch);
     model.backward(batch);
-    optimiser.step(model.parameters(), model.gradients(), 3e-3);
+    optimiser.step(model.parameters(), model.gradients(), learning_rate);
     if (step > steps - 20) recent += loss / 20;
   }
   return recent;
@@ -201,6 +357,15 @@ double train_recall(AttentionKind attention) {
 TEST(DecoderTraining, SoftmaxLearnsATinyRecallTaskThatUniformAttentionCannot) {
   EXPECT_LT(train_recall(AttentionKind::softmax), 0.1);
   EXPECT_GT(train_recall(AttentionKind::uniform), 0.5);
+}
+
+// The anchor's hybrid (BaseConv with k = 3, then softmax attention, no position embedding) learns
+// it too, more slowly: BaseConv's gate W_p h + b_p starts near 0 (N(0, 0.02) weights, zero bias),
+// so the convolution's gradient starts small, and some initialisations stay at the ln 2 plateau
+// (both values of the sequence equally likely) for thousands of steps (at this size, 3 of the 6
+// seeds 11 … 16 within 1500 steps); seed 11 leaves it within a few hundred.
+TEST(DecoderTraining, TheConvolutionHybridLearnsTheTinyRecallTask) {
+  EXPECT_LT(train_recall(AttentionKind::softmax, 3, 1000, 1e-2), 0.1);
 }
 
 }  // namespace
