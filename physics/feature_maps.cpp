@@ -55,7 +55,7 @@ namespace {
 // Every kind's name, in FeatureMapKind order.
 const std::vector<std::string>& all_feature_map_names() {
   static const std::vector<std::string> names = {"rff", "favor", "porf-softplus", "softmaxfeat",
-                                                 "elu", "dpfp",  "hedgehog"};
+                                                 "elu", "dpfp",  "hedgehog",      "taylor"};
   return names;
 }
 
@@ -63,8 +63,9 @@ const std::vector<std::string>& all_feature_map_names() {
 std::invalid_argument attention_only(FeatureMapKind kind) {
   const std::string only =
       "a linear-attention feature map only (transformer/attention_features.hpp)";
-  if (kind == FeatureMapKind::hedgehog)
-    return std::invalid_argument("hedgehog is " + only + ": FeatureMap has no form of it");
+  if (kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor)
+    return std::invalid_argument(feature_map_name(kind) + " is " + only +
+                                 ": FeatureMap has no form of it");
   return std::invalid_argument(feature_map_name(kind) + " has no particles: it is " + only +
                                ", not a map φ(x; ω) of FeatureMap");
 }
@@ -99,7 +100,7 @@ FeatureMapKind feature_map_kind(const std::string& name) {
 FeatureMap::FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases)
     : kind_(kind), phases_(std::move(phases)) {
   if (kind == FeatureMapKind::elu || kind == FeatureMapKind::dpfp ||
-      kind == FeatureMapKind::hedgehog)
+      kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor)
     throw attention_only(kind);
 }
 
@@ -215,6 +216,7 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
     case FeatureMapKind::elu:
     case FeatureMapKind::dpfp:
     case FeatureMapKind::hedgehog:
+    case FeatureMapKind::taylor:
       throw attention_only(kind_);
   }
 }
@@ -267,6 +269,7 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
       case FeatureMapKind::elu:
       case FeatureMapKind::dpfp:
       case FeatureMapKind::hedgehog:
+      case FeatureMapKind::taylor:
         throw attention_only(kind_);
     }
   }

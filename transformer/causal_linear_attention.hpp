@@ -58,9 +58,9 @@ inline std::size_t causal_linear_attention_scratch_double(int m, int head_size) 
 }
 
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
-// d_head) row-major particles for this layer (none for elu and dpfp: omega may be null); scratch:
-// per-thread blocks of causal_linear_attention_scratch elements (no double scratch is used).
-// Throws std::invalid_argument when m is no D_φ of the map.
+// d_head) row-major particles for this layer (none for elu and the native dpfp: omega may be null);
+// scratch: per-thread blocks of causal_linear_attention_scratch elements (no double scratch is
+// used). Throws std::invalid_argument when m is no D_φ of the map.
 template <class T>
 void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>& cache,
                                      const T* qkv, const T* omega, const AttentionLayout& a,

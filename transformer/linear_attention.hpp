@@ -59,8 +59,8 @@ void add_outer_products(Eigen::Map<Matrix<double>>& a,
 }
 
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
-// d_head) row-major particles for this layer (none for elu and dpfp: omega may be null); lengths
-// (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements. Throws
+// d_head) row-major particles for this layer (none for elu and the native dpfp: omega may be null);
+// lengths (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements. Throws
 // std::invalid_argument when m is no D_φ of the map.
 template <class T>
 void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, const T* qkv,

@@ -138,6 +138,7 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
     case FeatureMapKind::elu:  // tested in feature_maps_extra_test.cpp
     case FeatureMapKind::dpfp:
     case FeatureMapKind::hedgehog:
+    case FeatureMapKind::taylor:
       return 0.0;
     case FeatureMapKind::softmaxfeat: {
       double total = 0.0;

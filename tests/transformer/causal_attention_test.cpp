@@ -29,7 +29,7 @@ struct CausalFixture {
   int m;
   FeatureMapSpec spec;
   std::vector<int> lengths;
-  std::vector<T> qkv, omega, out, lse, phi_q, phi_k, inv, scratch, dqkv;
+  std::vector<T> qkv, omega, out, lse, phi_q, phi_k, inv, scratch, dqkv, domega;
   std::vector<double> kv, z, scratch_double;
 
   CausalFixture(AttentionLayout a, int m_, FeatureMapSpec s, std::uint64_t seed)
@@ -59,11 +59,13 @@ struct CausalFixture {
     causal_linear_attention_forward(out.data(), cache(), qkv.data(), omega.data(), layout, spec, m,
                                     scratch.data(), scratch_double.data());
   }
-  std::vector<T> linear_backward(const std::vector<T>& dout) {
+  // dqkv; with `particles`, ∂ℓ/∂Ω lands in domega (laid out as omega).
+  std::vector<T> linear_backward(const std::vector<T>& dout, bool particles = false) {
     dqkv.assign(qkv.size(), T(0));
+    domega.assign(omega.size(), T(0));
     causal_linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache(), qkv.data(),
                                      omega.data(), layout, spec, m, scratch.data(),
-                                     scratch_double.data());
+                                     scratch_double.data(), particles ? domega.data() : nullptr);
     return dqkv;
   }
   void softmax_forward() {
@@ -239,6 +241,46 @@ TEST(CausalLinearAttention, BackwardMatchesFiniteDifferencesForTheOtherMaps) {
     }
 }
 
+// The projected maps (taylor; dpfp on u = s P x) with d′ below and above d_head = 3: dqkv and the
+// projection's gradient dP of every head against finite differences, over L = 70 tokens (a full
+// chunk and part of a second, so the state carried between chunks is differentiated too).
+TEST(CausalLinearAttention, ProjectedMapsBackwardMatchesFiniteDifferences) {
+  struct Projected {
+    FeatureMapSpec spec;
+    int d;  // d′
+    bool tied;
+  };
+  constexpr int kShort = kCausalChunk + 6;
+  for (const Projected& c : {Projected{{FeatureMapKind::taylor, 0.0}, 2, false},
+                             Projected{{FeatureMapKind::taylor, 0.0}, 5, true},
+                             Projected{{FeatureMapKind::dpfp, 1e-6, 1, true}, 2, true},
+                             Projected{{FeatureMapKind::dpfp, 1e-6, 2, true}, 4, false},
+                             Projected{{FeatureMapKind::dpfp, 1e-6, 3, true}, 2, false}}) {
+    const int hs = 3, m = feature_dimension(c.spec, c.d, hs);
+    CausalFixture<double> f({2, kShort, 2, hs, c.tied}, m, c.spec, 69);
+    ASSERT_EQ(particle_rows(c.spec, m, hs), c.d);
+    f.omega.resize(std::size_t(f.layout.heads) * c.d * hs);  // H blocks of P (d′, d_head)
+    const auto g = random_vector(f.out.size(), 70);
+    auto loss = [&] {
+      f.linear_forward();
+      return weighted_sum(f.out.data(), g);
+    };
+    loss();
+    const auto dqkv = f.linear_backward(g, true);
+    const std::vector<double> dp = f.domega;
+    const bool dpfp = c.spec.kind == FeatureMapKind::dpfp;
+    const std::string what = feature_map_name(c.spec.kind) +
+                             (dpfp ? std::to_string(c.spec.dpfp_nu) + " projected" : "") +
+                             " d'=" + std::to_string(c.d) + (c.tied ? " tied" : "");
+    // dpfp: relu kinks and products that vanish leave some denominators small (as for the native
+    // dpfp above), where the outputs curve enough to need h = 1e-6 (with h = 1e-5 the central
+    // differences agree to 3e-6 only).
+    const double tolerance = dpfp ? 1e-6 : 1e-7, h = dpfp ? 1e-6 : 1e-5;
+    expect_gradient(f.omega, dp, loss, "causal dP " + what, tolerance, h);
+    expect_gradient(f.qkv, dqkv, loss, "causal dqkv " + what, tolerance, h);
+  }
+}
+
 // Replaces every token after position i of every sequence by new random numbers and checks that
 // the outputs at positions ≤ i stay the same, to within `tolerance` (0: bit for bit).
 void expect_causal(Kind kind, const FeatureMapSpec& spec, bool tied, double tolerance) {
@@ -271,6 +313,8 @@ TEST(CausalAttention, OutputsDoNotDependOnLaterTokens) {
   for (bool tied : {false, true}) {
     expect_causal(Kind::linear, {FeatureMapKind::porf_softplus, 1e-6}, tied, 0.0);
     expect_causal(Kind::linear, {FeatureMapKind::softmaxfeat, 1e-6}, tied, 0.0);
+    expect_causal(Kind::linear, {FeatureMapKind::taylor, 0.0}, tied, 0.0);  // m = 6: d′ = 2
+    expect_causal(Kind::linear, {FeatureMapKind::dpfp, 1e-6, 1, true}, tied, 0.0);  // d′ = 3
     // The favor key shift is a maximum over the whole sequence: for ε = 0 it cancels up to
     // rounding and the guard δ = 1e-12 added to the shifted denominators.
     expect_causal(Kind::linear, {FeatureMapKind::favor, 0.0}, tied, 1e-9);

@@ -1,7 +1,8 @@
-// The attention feature maps elu + 1, dpfp and hedgehog: values against per-point formulas, the
-// x-backward against finite differences; the particle gradient of every particle map against
-// finite differences, alone and through linear attention; linear attention with the new maps
-// against the explicit normalised kernel attention.
+// The attention feature maps elu + 1, dpfp, hedgehog and the projected maps (taylor, projected
+// dpfp): values against per-point formulas, the x-backward against finite differences; the
+// particle (projection) gradient of every particle map against finite differences, alone and
+// through linear attention; linear attention with the new maps against the explicit normalised
+// kernel attention; taylor's kernel 1 + z + z²/2 and the projected dpfp with P = I against dpfp.
 //
 // GCC 12 with AVX-512 emits Eigen's double-precision packet exp (pexp_double) out of line in this
 // file and then reports the _mm512_undefined_pd() operands of its min/max intrinsics as
@@ -29,7 +30,8 @@ using testing::expect_gradient;
 using testing::random_vector;
 using testing::weighted_sum;
 
-// φ(s x) of one point, written out from the definitions (no shifts; torch.roll for dpfp).
+// φ(s x) of one point, written out from the definitions (no shifts; torch.roll for dpfp). The
+// projected maps read `particles` rows of omega as P.
 std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector<double>& x,
                                    const double* omega, int particles, double s) {
   const int d = static_cast<int>(x.size());
@@ -45,18 +47,31 @@ std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector
       for (double v : y) phi.push_back((v > 0 ? v : std::expm1(v)) + 1.0);
       break;
     case FeatureMapKind::dpfp: {
-      std::vector<double> r(2 * d);
-      for (int a = 0; a < d; ++a) {
-        r[a] = std::max(y[a], 0.0);
-        r[d + a] = std::max(-y[a], 0.0);
+      std::vector<double> in = y;  // dpfp's input: y, or u = P y when projected
+      if (spec.projected) {
+        in.assign(particles, 0.0);
+        for (int k = 0; k < particles; ++k) in[k] = u(k);
+      }
+      const int e = static_cast<int>(in.size());
+      std::vector<double> r(2 * e);
+      for (int a = 0; a < e; ++a) {
+        r[a] = std::max(in[a], 0.0);
+        r[e + a] = std::max(-in[a], 0.0);
       }
       for (int i = 1; i <= spec.dpfp_nu; ++i) {
-        std::vector<double> rolled(2 * d);  // torch.roll(r, i): entry j moves to j + i
-        for (int j = 0; j < 2 * d; ++j) rolled[(j + i) % (2 * d)] = r[j];
-        for (int j = 0; j < 2 * d; ++j) phi.push_back(r[j] * rolled[j] + spec.epsilon);
+        std::vector<double> rolled(2 * e);  // torch.roll(r, i): entry j moves to j + i
+        for (int j = 0; j < 2 * e; ++j) rolled[(j + i) % (2 * e)] = r[j];
+        for (int j = 0; j < 2 * e; ++j) phi.push_back(r[j] * rolled[j] + spec.epsilon);
       }
       break;
     }
+    case FeatureMapKind::taylor:  // [1; u; u_i u_j (i < j), u_i²/√2 (i = j)], i outer
+      phi.push_back(1.0);
+      for (int k = 0; k < particles; ++k) phi.push_back(u(k));
+      for (int i = 0; i < particles; ++i)
+        for (int j = i; j < particles; ++j)
+          phi.push_back(i == j ? u(i) * u(i) / std::sqrt(2.0) : u(i) * u(j));
+      break;
     case FeatureMapKind::hedgehog:
       for (double sign : {1.0, -1.0}) {
         double total = 0.0;
@@ -89,21 +104,22 @@ std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector
 // A map with its sizes for a head of size hs: r particles (if any) and D_φ rows.
 struct MapCase {
   FeatureMapSpec spec;
-  int particles;  // r for the particle maps; ignored by elu and dpfp
+  int particles;  // r for the particle maps, d′ for the projected ones; ignored by elu and dpfp
   std::string name() const {
     return feature_map_name(spec.kind) +
-           (spec.kind == FeatureMapKind::dpfp ? std::to_string(spec.dpfp_nu) : "");
+           (spec.kind == FeatureMapKind::dpfp ? std::to_string(spec.dpfp_nu) : "") +
+           (is_projected(spec) ? " projected d'=" + std::to_string(particles) : "");
   }
   int dimension(int hs) const { return feature_dimension(spec, particles, hs); }
   int rows(int hs) const { return particle_rows(spec, dimension(hs), hs); }
 };
 
 std::vector<MapCase> new_maps(double eps) {
-  return {{{FeatureMapKind::elu, eps}, 0},
-          {{FeatureMapKind::dpfp, eps, 1}, 0},
-          {{FeatureMapKind::dpfp, eps, 2}, 0},
-          {{FeatureMapKind::dpfp, eps, 3}, 0},
-          {{FeatureMapKind::hedgehog, eps}, 3}};
+  return {{{FeatureMapKind::elu, eps}, 0},           {{FeatureMapKind::dpfp, eps, 1}, 0},
+          {{FeatureMapKind::dpfp, eps, 2}, 0},       {{FeatureMapKind::dpfp, eps, 3}, 0},
+          {{FeatureMapKind::hedgehog, eps}, 3},      {{FeatureMapKind::taylor, eps}, 3},
+          {{FeatureMapKind::taylor, eps}, 5},        {{FeatureMapKind::dpfp, eps, 1, true}, 3},
+          {{FeatureMapKind::dpfp, eps, 2, true}, 3}, {{FeatureMapKind::dpfp, eps, 3, true}, 5}};
 }
 
 // x (d_head, n) stored with an outer stride larger than d_head, as inside the qkv buffer.
@@ -135,7 +151,8 @@ TEST(AttentionFeatureMaps, SizesAndRefusals) {
   for (const auto& name : attention_feature_map_names())
     EXPECT_EQ(feature_map_name(feature_map_kind(name)), name);
   EXPECT_EQ(feature_map_names().size(), 4u);  // FeatureMap's maps only
-  for (FeatureMapKind kind : {FeatureMapKind::elu, FeatureMapKind::dpfp, FeatureMapKind::hedgehog})
+  for (FeatureMapKind kind : {FeatureMapKind::elu, FeatureMapKind::dpfp, FeatureMapKind::hedgehog,
+                              FeatureMapKind::taylor})
     EXPECT_THROW(FeatureMap{kind}, std::invalid_argument) << feature_map_name(kind);
   try {
     FeatureMap::by_name("elu", 4, 1);
@@ -145,11 +162,95 @@ TEST(AttentionFeatureMaps, SizesAndRefusals) {
   }
 }
 
+TEST(AttentionFeatureMaps, ProjectedSizesAndRefusals) {
+  const int hs = 4;
+  const FeatureMapSpec taylor{FeatureMapKind::taylor, 0.0};
+  EXPECT_EQ(taylor_projection_size(-1), 0);
+  EXPECT_EQ(taylor_projection_size(0), 0);
+  EXPECT_EQ(taylor_projection_size(2), 0);
+  EXPECT_EQ(taylor_projection_size(3), 1);
+  EXPECT_EQ(taylor_projection_size(5), 1);
+  EXPECT_EQ(taylor_projection_size(6), 2);
+  EXPECT_EQ(taylor_projection_size(14), 3);
+  EXPECT_EQ(taylor_projection_size(15), 4);
+  EXPECT_EQ(taylor_projection_size(2144), 63);
+  EXPECT_EQ(taylor_projection_size(2145), 64);  // Based's d′ = 16 has 273 of these; 64 → 2145
+  for (int d = 1; d <= 80; ++d) {
+    const int m = feature_dimension(taylor, d, hs);
+    EXPECT_EQ(m, 1 + d + d * (d + 1) / 2);
+    EXPECT_EQ(taylor_feature_dimension(d), m);
+    EXPECT_EQ(particle_rows(taylor, m, hs), d);  // d′ below, at and above d_head
+    EXPECT_EQ(taylor_projection_size(m), d);
+    EXPECT_EQ(taylor_projection_size(m - 1), d - 1);
+    EXPECT_THROW(particle_rows(taylor, m + 1, hs), std::invalid_argument) << m + 1;
+  }
+  try {
+    particle_rows(taylor, 12, hs);
+    ADD_FAILURE() << "taylor accepted D_φ = 12";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("10 for d′ = 3 or 15 for d′ = 4"), std::string::npos)
+        << e.what();
+  }
+  try {
+    particle_rows(taylor, 2, hs);
+    ADD_FAILURE() << "taylor accepted D_φ = 2";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(the nearest: 3 for d′ = 1)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(particle_rows(taylor, 1, hs), std::invalid_argument);  // d′ = 0
+  EXPECT_THROW(feature_dimension(taylor, 0, hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension(taylor, 70000, hs), std::invalid_argument);    // D_φ beyond int
+  EXPECT_EQ(particle_rows({FeatureMapKind::taylor, 0.0, 1, true}, 10, hs), 3);  // either flag
+
+  for (int nu : {1, 2, 3})
+    for (int d : {2, 3, 5, 9}) {
+      const FeatureMapSpec dpfp{FeatureMapKind::dpfp, 0.0, nu, true};
+      const int m = feature_dimension(dpfp, d, hs);
+      EXPECT_EQ(m, 2 * nu * d);
+      EXPECT_EQ(particle_rows(dpfp, m, hs), d);
+      EXPECT_THROW(particle_rows(dpfp, m + 1, hs), std::invalid_argument);
+    }
+  const FeatureMapSpec dpfp2{FeatureMapKind::dpfp, 0.0, 2, true};
+  EXPECT_THROW(particle_rows(dpfp2, 18, hs), std::invalid_argument);  // not a multiple of 2ν
+  EXPECT_THROW(particle_rows(dpfp2, 0, hs), std::invalid_argument);
+  EXPECT_THROW(particle_rows({FeatureMapKind::dpfp, 0.0, 3, true}, 6, hs),  // ν = 3 ≥ 2 d′ = 2
+               std::invalid_argument);
+  EXPECT_THROW(particle_rows({FeatureMapKind::dpfp, 0.0, 0, true}, 6, hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension(dpfp2, 0, hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension({FeatureMapKind::dpfp, 0.0, 2, true}, 1, hs),
+               std::invalid_argument);  // ν = 2 ≥ 2 d′
+  EXPECT_EQ(particle_rows(dpfp2, 4 * kMaxDpfpProjection, hs), kMaxDpfpProjection);
+  EXPECT_THROW(particle_rows(dpfp2, 4 * (kMaxDpfpProjection + 1), hs), std::invalid_argument);
+  EXPECT_THROW(feature_dimension(dpfp2, kMaxDpfpProjection + 1, hs), std::invalid_argument);
+  // The native dpfp is unchanged: D_φ = 2ν d_head, no particles.
+  EXPECT_EQ(particle_rows({FeatureMapKind::dpfp, 0.0, 2}, 16, hs), 0);
+  EXPECT_EQ(feature_dimension({FeatureMapKind::dpfp, 0.0, 2}, 5, hs), 16);
+
+  // projected belongs to dpfp and taylor only.
+  for (FeatureMapKind kind :
+       {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat,
+        FeatureMapKind::elu, FeatureMapKind::hedgehog}) {
+    const FeatureMapSpec spec{kind, 0.0, 1, true};
+    EXPECT_THROW(feature_dimension(spec, 4, hs), std::invalid_argument) << feature_map_name(kind);
+    EXPECT_THROW(particle_rows(spec, 4, hs), std::invalid_argument) << feature_map_name(kind);
+    EXPECT_FALSE(is_projected(spec));
+  }
+  EXPECT_TRUE(is_projected(taylor));
+  EXPECT_TRUE(is_projected(dpfp2));
+  EXPECT_FALSE(is_projected({FeatureMapKind::dpfp, 0.0, 2}));
+
+  EXPECT_EQ(feature_map_kind("taylor"), FeatureMapKind::taylor);
+  EXPECT_EQ(feature_map_name(FeatureMapKind::taylor), "taylor");
+  const auto& names = attention_feature_map_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "taylor"), names.end());
+}
+
 TEST(AttentionFeatureMaps, ForwardEqualsPointwiseFormulas) {
   const int hs = 4, n = 5;
   const double s = 0.8;
   const auto x = random_vector(std::size_t(kStride) * n, 51);
-  const auto omega = random_vector(3 * hs, 52);
+  const auto omega = random_vector(5 * hs, 52);  // up to 5 rows
   for (const MapCase& c : new_maps(1e-3)) {
     const int m = c.dimension(hs);
     std::vector<double> phi(std::size_t(m) * n);
@@ -382,9 +483,14 @@ TEST_P(LinearAttentionParticleGradient, BackwardMatchesFiniteDifferences) {
   };
   loss();
   const auto [dqkv, domega] = f.backward(g);
-  // favor's max-shifts are treated as constants: exact for ε = 0, O(ε) otherwise.
-  const double tolerance =
-      c.spec.kind == FeatureMapKind::favor && c.spec.epsilon > 0.0 ? 1e-4 : 1e-7;
+  // favor's max-shifts are treated as constants: exact for ε = 0, O(ε) otherwise. The projected
+  // dpfp with d′ = 3 has few nonzero products per token (for ν = 1 a quarter of these queries
+  // have φ = ε alone), so some denominators are small and the outputs curve enough that central
+  // differences with h = 1e-5 agree to 5e-7 only (to 5e-9 with h = 1e-6).
+  const bool projected_dpfp = c.spec.kind == FeatureMapKind::dpfp && c.spec.projected;
+  const double tolerance = c.spec.kind == FeatureMapKind::favor && c.spec.epsilon > 0.0 ? 1e-4
+                           : projected_dpfp                                             ? 1e-6
+                                                                                        : 1e-7;
   const std::string what = c.name() + (tied ? " tied" : "") +
                            (c.spec.epsilon > 0.0 ? " eps=" + std::to_string(c.spec.epsilon) : "");
   if (f.rows > 0) expect_gradient(f.omega, domega, loss, "domega " + what, tolerance);
@@ -400,6 +506,10 @@ std::vector<GradientCase> gradient_cases() {
     cases.push_back({{{FeatureMapKind::hedgehog, 1e-6}, 3}, tied});
     cases.push_back({{{FeatureMapKind::elu, 1e-6}, 0}, tied});
     for (int nu : {1, 2, 3}) cases.push_back({{{FeatureMapKind::dpfp, 1e-6, nu}, 0}, tied});
+    // The projected maps with d′ below and above d_head = 4: P's gradient.
+    for (int d : {3, 6}) cases.push_back({{{FeatureMapKind::taylor, 0.0}, d}, tied});
+    for (int nu : {1, 2, 3}) cases.push_back({{{FeatureMapKind::dpfp, 1e-6, nu, true}, 3}, tied});
+    cases.push_back({{{FeatureMapKind::dpfp, 1e-6, 2, true}, 6}, tied});
   }
   return cases;
 }
@@ -412,7 +522,9 @@ INSTANTIATE_TEST_SUITE_P(AllMaps, LinearAttentionParticleGradient,
 TEST(LinearAttentionFeatures, ParticleGradientIsTheSameOnOneAndTwoThreads) {
   const int saved = omp_get_max_threads();
   for (const MapCase& c : std::vector<MapCase>{{{FeatureMapKind::favor, 1e-6}, 8},
-                                               {{FeatureMapKind::hedgehog, 1e-6}, 4}}) {
+                                               {{FeatureMapKind::hedgehog, 1e-6}, 4},
+                                               {{FeatureMapKind::taylor, 0.0}, 4},
+                                               {{FeatureMapKind::dpfp, 1e-6, 2, true}, 3}}) {
     std::vector<std::vector<double>> results;
     // One fixture for both thread counts: the same buffers at the same addresses (Eigen's
     // vectorised loops peel up to the first aligned element, so placement must not change).
@@ -453,6 +565,94 @@ TEST(AttentionFeatureMaps, FloatAgreesWithDouble) {
     for (std::size_t i = 0; i < domega.size(); ++i)
       EXPECT_NEAR(dof[i], domega[i], 1e-4) << c.name();
   }
+}
+
+// φ(x)ᵀφ(x′) = 1 + z + z²/2 with z = uᵀu′, u = s P x: the upper triangle carries Based's kernel.
+TEST(TaylorFeatureMap, KernelIsOnePlusZPlusHalfZSquared) {
+  const int n = 5;
+  const double s = 0.8;
+  for (const int hs : {2, 4, 6})
+    for (const int d : {1, 3, 4, 7}) {
+      const FeatureMapSpec spec{FeatureMapKind::taylor, 1e-3};  // ε is not used by taylor
+      const int m = feature_dimension(spec, d, hs);
+      const auto x = random_vector(std::size_t(kStride) * n, 200 + hs * 10 + d);
+      const auto p = random_vector(std::size_t(d) * hs, 300 + hs * 10 + d, 0.9);
+      std::vector<double> phi(std::size_t(m) * n);
+      feature_map_forward<double>(spec, phi.data(), columns(x, hs, n), p.data(), m, s,
+                                  FeatureShift::shared);
+      const ConstMatrixMap<double> f(phi.data(), m, n);
+      const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+          pm(p.data(), d, hs);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const Eigen::VectorXd ui = s * pm * columns(x, hs, n).col(i);
+          const Eigen::VectorXd uj = s * pm * columns(x, hs, n).col(j);
+          const double z = ui.dot(uj), expected = 1.0 + z + z * z / 2;
+          EXPECT_NEAR(f.col(i).dot(f.col(j)), expected, 1e-13 * expected)
+              << "d_head=" << hs << " d'=" << d << " i=" << i << " j=" << j;
+          EXPECT_GE(f.col(i).dot(f.col(j)), 0.5);
+        }
+    }
+}
+
+// With P = I (d′ = d_head) the projected dpfp is the native dpfp, forward and x-backward.
+TEST(ProjectedDpfp, IdentityProjectionEqualsDpfp) {
+  for (const int hs : {2, 4})
+    for (const int nu : {1, 2, 3}) {
+      const FeatureMapSpec native{FeatureMapKind::dpfp, 1e-3, nu};
+      FeatureMapSpec projected = native;
+      projected.projected = true;
+      const int m = feature_dimension(native, 0, hs);
+      ASSERT_EQ(feature_dimension(projected, hs, hs), m);
+      ASSERT_EQ(particle_rows(projected, m, hs), hs);
+      std::vector<double> identity(std::size_t(hs) * hs, 0.0), didentity(identity.size(), 0.0);
+      for (int a = 0; a < hs; ++a) identity[a * hs + a] = 1.0;
+      MapCase c{native, 0};
+      FeatureLoss f = make_loss(c, FeatureShift::per_column, 400 + hs * 10 + nu, hs);
+      const auto phi = f.forward();
+      const auto [dx, unused] = f.backward();
+      std::vector<double> phi_p(phi.size()), dphi(f.g), dx_p(f.x.size(), 0.0);
+      feature_map_forward<double>(projected, phi_p.data(), columns(f.x, hs, f.n), identity.data(),
+                                  m, f.scale, FeatureShift::per_column);
+      for (std::size_t i = 0; i < phi.size(); ++i)
+        EXPECT_EQ(phi_p[i], phi[i]) << "ν=" << nu << " d_head=" << hs << " entry " << i;
+      StridedMap<double> dx_map(dx_p.data(), hs, f.n, Eigen::OuterStride<>(kStride));
+      feature_map_backward<double>(projected, dx_map, dphi.data(), phi_p.data(),
+                                   columns(f.x, hs, f.n), identity.data(), m, f.scale,
+                                   didentity.data());
+      for (std::size_t i = 0; i < dx.size(); ++i)
+        EXPECT_NEAR(dx_p[i], dx[i], 1e-14 * (1 + std::abs(dx[i])))
+            << "ν=" << nu << " d_head=" << hs << " entry " << i;
+    }
+}
+
+// dx and dP of the projected maps against central differences: several d′ below and above d_head,
+// both shift arguments (neither map has a shift: the results must not depend on it).
+TEST(ProjectedFeatureMaps, BackwardMatchesFiniteDifferences) {
+  std::uint64_t seed = 500;
+  for (const int hs : {2, 4, 6})
+    for (const int d : {1, 2, 3, 5, 7})
+      for (const FeatureMapSpec& spec : {FeatureMapSpec{FeatureMapKind::taylor, 0.0},
+                                         FeatureMapSpec{FeatureMapKind::dpfp, 1e-3, 1, true},
+                                         FeatureMapSpec{FeatureMapKind::dpfp, 1e-3, 2, true},
+                                         FeatureMapSpec{FeatureMapKind::dpfp, 0.0, 3, true}}) {
+        if (spec.kind == FeatureMapKind::dpfp && spec.dpfp_nu >= 2 * d) continue;
+        for (FeatureShift shift : {FeatureShift::per_column, FeatureShift::shared}) {
+          const MapCase c{spec, d};
+          FeatureLoss f = make_loss(c, shift, seed += 3, hs);
+          ASSERT_EQ(f.omega.size(), std::size_t(d) * hs) << c.name();
+          const auto [dx, domega] = f.backward();
+          const std::string what = c.name() + " d_head=" + std::to_string(hs) +
+                                   (shift == FeatureShift::shared ? " shared" : " per-column");
+          auto loss = [&] { return f.loss(); };
+          expect_gradient(f.omega, domega, loss, "dP " + what, 1e-8);
+          expect_gradient(f.x, dx, loss, "dx " + what, 1e-8);
+          // The same inputs under the other shift give the same φ.
+          const auto phi = f.forward();
+          f.shift = shift == FeatureShift::shared ? FeatureShift::per_column : FeatureShift::shared;
+          EXPECT_EQ(f.forward(), phi) << what;
+        }
+      }
 }
 
 }  // namespace

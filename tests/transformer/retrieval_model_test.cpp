@@ -134,6 +134,41 @@ TEST(RetrievalFeatureInput, BandwidthTemperatureAndMetricScaleAlike) {
   EXPECT_NEAR(loss(FeatureInput::metric, 1.0), reference, 1e-14);
 }
 
+// The projected maps (taylor, projected dpfp) with P trainable: dθ and dP against finite
+// differences, d′ below and above d_key = 6.
+TEST(RetrievalParticleGradient, MatchesFiniteDifferencesForTheProjectedMaps) {
+  struct Projected {
+    FeatureMapSpec spec;
+    int d;  // d′
+  };
+  for (const Projected& c :
+       {Projected{{FeatureMapKind::taylor, 0.0}, 3}, Projected{{FeatureMapKind::taylor, 0.0}, 8},
+        Projected{{FeatureMapKind::dpfp, 1e-6, 1, true}, 8},
+        Projected{{FeatureMapKind::dpfp, 1e-6, 2, true}, 3},
+        Projected{{FeatureMapKind::dpfp, 1e-6, 3, true}, 4}}) {
+    RetrievalShape shape = tiny_shape(AttentionKind::linear, c.spec.kind, 0);
+    shape.feature_map = c.spec;
+    shape.features = feature_dimension(c.spec, c.d, shape.key_size);
+    RetrievalModel<double> model(shape, 2);
+    ASSERT_EQ(model.particle_rows(), c.d);
+    model.initialise_parameters(3);
+    fill_particles(model, 4);
+    const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
+    model.zero_gradients();
+    model.forward(batch);
+    model.backward(batch, true);
+    std::vector<double> analytic = model.gradients(), analytic_p = model.particle_gradients();
+    const std::string what =
+        feature_map_name(c.spec.kind) +
+        (c.spec.kind == FeatureMapKind::dpfp ? std::to_string(c.spec.dpfp_nu) + " projected" : "") +
+        " d'=" + std::to_string(c.d);
+    testing::expect_gradient(
+        model.particles(), analytic_p, [&] { return model.forward(batch); }, "dP " + what, 1e-7);
+    testing::expect_gradient(
+        model.parameters(), analytic, [&] { return model.forward(batch); }, "dθ " + what, 1e-7);
+  }
+}
+
 // Uniform weights read out 1/S at every stored value; the loss is then ½((1 − 1/S)² + (S−1)/S²)
 // = ½(1 − 1/S) per example.
 TEST(RetrievalReadout, UniformWeightsGiveTheMeanOfTheValueOneHots) {

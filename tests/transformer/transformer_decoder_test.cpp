@@ -239,10 +239,11 @@ TEST(HybridDecoderCausality, LaterTokensDoNotChangeEarlierLogits) {
 
 // Trainable particles: d loss / d particles through the causal attention of every layer.
 TEST(DecoderParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
-  for (FeatureMapKind map : {FeatureMapKind::favor, FeatureMapKind::porf_softplus,
-                             FeatureMapKind::softmaxfeat, FeatureMapKind::hedgehog}) {
+  for (FeatureMapKind map :
+       {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat,
+        FeatureMapKind::hedgehog, FeatureMapKind::taylor}) {
     ModelShape s = tiny_shape(AttentionKind::linear, map, false, 0);
-    s.features = 6;  // hedgehog: 3 particles, D_φ = 6
+    s.features = 6;  // hedgehog: 3 particles, D_φ = 6; taylor: d′ = 2, D_φ = 1 + 2 + 3
     TransformerDecoder<double> model(s, 2, 7);
     model.initialise_parameters(5);
     auto& theta = model.parameters();
