@@ -24,11 +24,18 @@ RecallVariant parse_base_variant(const std::string& name) {
     v.map.kind = FeatureMapKind::elu;
     return v;
   }
-  if (name == "hedgehog") {
-    v.map.kind = FeatureMapKind::hedgehog;
+  if (name == "hedgehog" || name == "taylor") {  // a linear map learned with the network
+    v.map.kind = name == "hedgehog" ? FeatureMapKind::hedgehog : FeatureMapKind::taylor;
     v.particles = v.trainable = true;
     return v;
   }
+  for (int nu = 1; nu <= 3; ++nu)
+    if (name == "projected-dpfp" + std::to_string(nu)) {
+      v.map.kind = FeatureMapKind::dpfp;
+      v.map.dpfp_nu = nu;
+      v.map.projected = v.particles = v.trainable = true;
+      return v;
+    }
   for (int nu = 1; nu <= 3; ++nu)
     if (name == "dpfp" + std::to_string(nu)) {
       v.map.kind = FeatureMapKind::dpfp;
@@ -60,12 +67,28 @@ RecallVariant parse_base_variant(const std::string& name) {
   }
   throw std::invalid_argument(
       "unknown arm '" + name +
-      "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, or vanilla-<map>, redraw-<map>, "
+      "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, taylor, projected-dpfp1, "
+      "projected-dpfp2, projected-dpfp3, or vanilla-<map>, redraw-<map>, "
       "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat, or kernel-favor, "
       "temperature-favor, metric-favor; then optionally :<generator> and @softmax)");
 }
 
 }  // namespace
+
+int recall_feature_dim(const RecallVariant& variant, int budget, int head_size) {
+  if (variant.attention != AttentionKind::linear) return 0;
+  if (!variant.particles) return feature_dimension(variant.map, 0, head_size);
+  if (variant.map.kind == FeatureMapKind::taylor) {
+    const int d = taylor_projection_size(budget);
+    if (d < 1) throw std::invalid_argument("taylor needs D_φ ≥ 3 (d′ = 1)");
+    return static_cast<int>(taylor_feature_dimension(d));
+  }
+  if (variant.map.projected) {
+    const int d = budget / (2 * variant.map.dpfp_nu);
+    return feature_dimension(variant.map, std::max(d, 1), head_size);  // refuses what does not fit
+  }
+  return budget;
+}
 
 RecallVariant parse_recall_variant(const std::string& name) {
   std::string base = name;
@@ -87,7 +110,7 @@ RecallVariant parse_recall_variant(const std::string& name) {
   if (from_softmax && v.attention == AttentionKind::softmax)
     throw std::invalid_argument("arm '" + name + "': softmax is the teacher itself");
   if (!init.empty()) {
-    if (!v.particles || v.map.kind == FeatureMapKind::hedgehog)
+    if (!v.particles || v.map.kind == FeatureMapKind::hedgehog || is_projected(v.map))
       throw std::invalid_argument("arm '" + name + "': only drawn particles take a :generator");
     const std::vector<std::string> generators = {"orthogonal", "gaussian", "sobol", "halton",
                                                  "coulomb"};
@@ -165,6 +188,10 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
     m.layers = positive_count(r, "layers", m.layers);
     m.d_ff = at_least_zero(r, "d_ff", m.d_ff);
     m.qk_tied = r.boolean("qk_tied", m.qk_tied);
+    m.short_convolution = at_least_zero(r, "short_convolution", m.short_convolution);
+    require(r, m.short_convolution == 0 || m.layers >= 2, "short_convolution",
+            "needs at least 2 layers (the convolution takes the even layers, attention the odd)");
+    m.position_embedding = r.boolean("position_embedding", m.position_embedding);
   }
   m.features = positive_list(r, "features", m.features);
   m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
@@ -247,7 +274,49 @@ void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, in
   r.finish();
 }
 
+// [grid."<arm>"]: an arm's own bandwidths, learning_rates and targets; keys that name no arm of
+// [experiment] variants are refused by finish().
+void read_arm_grids(TomlReader grids, RecallConfig& c) {
+  auto positive = [](TomlReader& r, const std::string& key, const std::vector<double>& values) {
+    require(r, !values.empty(), key, "needs at least one entry");
+    for (double x : values)
+      require(r, x > 0.0 && std::isfinite(x), key, "must hold positive numbers");
+  };
+  for (const std::string& name : c.variants) {
+    if (!grids.has(name)) continue;
+    TomlReader g = grids.table(name);
+    RecallArmGrid grid;
+    if (g.has("bandwidths")) {
+      grid.bandwidths = g.numbers("bandwidths");
+      positive(g, "bandwidths", *grid.bandwidths);
+    }
+    if (g.has("learning_rates")) {
+      grid.learning_rates = g.numbers("learning_rates");
+      positive(g, "learning_rates", *grid.learning_rates);
+    }
+    if (g.has("targets")) {
+      grid.targets = g.strings("targets");
+      require(g, !grid.targets->empty(), "targets", "needs at least one entry");
+      for (const std::string& target : *grid.targets) {
+        require(g, target == "softmax" || target == "matching" || target == "capacity", "targets",
+                "holds '" + target + "': expected softmax, matching or capacity");
+        require(g, target == "softmax" || c.task.dataset == "associative_retrieval", "targets",
+                "\"" + target + "\" needs dataset = \"associative_retrieval\"");
+      }
+    }
+    g.finish();
+    c.arm_grids[name] = grid;
+  }
+  grids.finish();
+}
+
 }  // namespace
+
+const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm) {
+  const auto grid = c.arm_grids.find(arm);
+  return grid != c.arm_grids.end() && grid->second.learning_rates ? *grid->second.learning_rates
+                                                                  : c.training.learning_rates;
+}
 
 bool is_recall_config(const std::string& toml_text, const std::string& source) {
   try {
@@ -280,7 +349,8 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
               "a learned temperature or metric is an arm of "
               "associative_retrieval only");
         if (arm.particles)  // D_φ must suit the map (hedgehog: an even D_φ)
-          for (int f : c.model.features) particle_rows(arm.map, f, head_size);
+          for (int f : c.model.features)
+            particle_rows(arm.map, recall_feature_dim(arm, f, head_size), head_size);
         else if (arm.attention == AttentionKind::linear)
           particle_rows(arm.map, feature_dimension(arm.map, 0, head_size), head_size);
       } catch (const std::invalid_argument& err) {
@@ -299,6 +369,7 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
   }
   read_phase_a(root.table("phase_a"), c.phase_a, c,
                c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model);
+  read_arm_grids(root.table("grid"), c);
   c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;

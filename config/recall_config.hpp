@@ -3,6 +3,7 @@
 // or "mqar"), parsed once from TOML into plain structs. Every parameter of the two anchors is a
 // key; docs/model.md §2 ("Recall tasks") and the README list them.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,14 +15,16 @@
 namespace cpm {
 
 // An arm of the study: "softmax", "uniform", "elu", "dpfp1".."dpfp3", "hedgehog" (its linear map
-// trained with the network), or <how>-<map> with <map> ∈ favor, porf-softplus, softmaxfeat and
-// <how> ∈ vanilla (particles drawn once and kept), redraw (particles drawn anew at every training
-// step and every evaluation batch, the anchor's FAVOR+), trainable (particles trained by
-// back-propagation with the rest of the network), and kernel-favor (particles drawn once, moved
-// by Phase A after [phase_a] after_steps steps, then frozen). For associative retrieval also
-// temperature-favor and metric-favor: fixed particles behind a learned temperature or a learned
-// metric M (ω ~ N(0, MᵀM), transformer/retrieval_model.hpp).
-// Two suffixes, in this order: ":<generator>" draws the particles with another generator of
+// trained with the network), "taylor" (Based's second-order Taylor map behind a learned
+// projection to d′, D_φ = 1 + d′ + d′(d′+1)/2 ≤ the configured D_φ), "projected-dpfp1".."3"
+// (dpfp of ν behind a learned projection to d′ = ⌊D_φ / 2ν⌋), or <how>-<map> with <map> ∈ favor,
+// porf-softplus, softmaxfeat and <how> ∈ vanilla (particles drawn once and kept), redraw (particles
+// drawn anew at every training step and every evaluation batch, the anchor's FAVOR+), trainable
+// (particles trained by back-propagation with the rest of the network), and kernel-favor (particles
+// drawn once, moved by Phase A after [phase_a] after_steps steps, then frozen). For associative
+// retrieval also temperature-favor and metric-favor: fixed particles behind a learned temperature
+// or a learned metric M (ω ~ N(0, MᵀM), transformer/retrieval_model.hpp). Two suffixes, in this
+// order: ":<generator>" draws the particles with another generator of
 // features/feature_generator.hpp than [model] particle_init (e.g. "vanilla-favor:coulomb"), and
 // "@softmax" starts the arm from the trained softmax network of the same seed and size (a
 // teacher, as Hedgehog converts a trained softmax model): kernel arms then run Phase A on the
@@ -37,10 +40,12 @@ struct RecallVariant {
   std::string particle_init;  // empty: [model] particle_init
   bool from_softmax = false;  // started from the trained softmax network
   std::string name;
-  // φ's input scale changes the map: every linear arm but dpfp (homogeneous: the attention's
-  // normalisation removes a scale) chooses its bandwidth.
+  // φ's input scale changes the map: every linear arm chooses its bandwidth but dpfp (homogeneous:
+  // the attention's normalisation removes a scale) and the maps behind a linear layer learned with
+  // the network (hedgehog, taylor, projected dpfp), whose weights absorb a scale.
   bool scale_sensitive() const {
-    return attention == AttentionKind::linear && map.kind != FeatureMapKind::dpfp;
+    return attention == AttentionKind::linear && map.kind != FeatureMapKind::dpfp &&
+           map.kind != FeatureMapKind::hedgehog && map.kind != FeatureMapKind::taylor;
   }
 };
 // Throws std::invalid_argument listing the valid names.
@@ -68,6 +73,10 @@ struct RecallModelConfig {
   int heads = 1, layers = 2, d_ff = 0;  // mqar only
   std::vector<int> features = {64};     // D_φ of the particle maps, one arm per entry
   bool qk_tied = false;                 // mqar only
+  // mqar only: the anchor's hybrid (a gated short causal convolution of this kernel in the even
+  // layers, attention in the odd ones; 0: attention in every layer), and learned positions.
+  int short_convolution = 0;
+  bool position_embedding = true;
   double feature_epsilon = 1e-6;
   // orthogonal | gaussian | sobol | halton | coulomb (features/feature_generator.hpp)
   std::string particle_init = "orthogonal";
@@ -133,6 +142,13 @@ struct RecallPhaseAConfig {
   double repulsion_fraction = 0.1;
 };
 
+// An arm's own grid ([grid."<arm>"]), replacing the study-wide lists for that arm: e.g. the
+// setting a pilot chose on validation, so that the full study runs only it.
+struct RecallArmGrid {
+  std::optional<std::vector<double>> bandwidths, learning_rates;
+  std::optional<std::vector<std::string>> targets;
+};
+
 struct RecallConfig {
   std::string source;
   RecallTaskConfig task;
@@ -140,9 +156,18 @@ struct RecallConfig {
   RecallTrainingConfig training;
   RecallPhaseAConfig phase_a;
   std::vector<std::string> variants = {"softmax", "uniform", "vanilla-favor"};
+  std::map<std::string, RecallArmGrid> arm_grids;  // by arm name
   std::vector<std::uint64_t> seeds = {1, 2, 3};
   std::string output_directory = "out/recall";
 };
+
+// D_φ of an arm with the configured D_φ budget: the budget itself for particle maps, the largest
+// attainable D_φ within it for taylor and projected dpfp, the map's own D_φ for elu and dpfp, 0 for
+// softmax and uniform. Throws std::invalid_argument when nothing fits.
+int recall_feature_dim(const RecallVariant& variant, int budget, int head_size);
+
+// The learning rates an arm runs with: its own grid's, else [training] learning_rates.
+const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm);
 
 // True when the configuration's [data] dataset names a recall task.
 bool is_recall_config(const std::string& toml_text, const std::string& source);

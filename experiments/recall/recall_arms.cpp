@@ -11,13 +11,17 @@ namespace cpm {
 namespace {
 
 // Particle blocks of `blocks` heads, (rows, d) row-major each, from the arm's generator; with
-// antithetic particles (not for hedgehog, whose φ holds ±Wx already) the second half of each block
-// is the negative of the first. `draw` keys the random stream: 0 for the particles drawn once,
-// step + 1 for a redraw at a training step, and −(batch + 1) for an evaluation batch (offsets far
-// apart, so no two draws share a stream).
+// antithetic particles (only for the random-feature maps: hedgehog's φ holds ±Wx already, and a
+// projection's rows ±p would repeat features) the second half of each block is the negative of the
+// first. A projection (taylor, projected dpfp) starts with rows of unit length, so that u = s P x
+// is, at τ = 1, s times x's coordinates along random directions. `draw` keys the random stream: 0
+// for the particles drawn once, step + 1 for a redraw at a training step, and −(batch + 1) for an
+// evaluation batch (offsets far apart, so no two draws share a stream).
 void draw_particles(float* particles, int blocks, int rows, int d, const RecallModelConfig& m,
                     const RecallVariant& variant, std::uint64_t seed, std::int64_t draw) {
-  const bool antithetic = m.antithetic && variant.map.kind != FeatureMapKind::hedgehog;
+  const bool projection = is_projected(variant.map);
+  const bool antithetic =
+      m.antithetic && variant.map.kind != FeatureMapKind::hedgehog && !projection;
   const std::string& law = variant.particle_init.empty() ? m.particle_init : variant.particle_init;
   const int base = antithetic ? rows / 2 : rows;
   for (int h = 0; h < blocks; ++h) {
@@ -25,7 +29,8 @@ void draw_particles(float* particles, int blocks, int rows, int d, const RecallM
         draw >= 0 ? static_cast<std::uint64_t>(draw)
                   : (std::uint64_t{1} << 38) + static_cast<std::uint64_t>(-draw);
     const std::uint64_t replica = stream_offset * 1024 + static_cast<std::uint64_t>(h);
-    const Eigen::MatrixXd w = initial_features(law, base, d, seed, replica);
+    Eigen::MatrixXd w = initial_features(law, base, d, seed, replica);
+    if (projection) w.rowwise().normalize();
     float* block = particles + static_cast<std::size_t>(h) * rows * d;
     for (int k = 0; k < base; ++k)
       for (int a = 0; a < d; ++a) {
@@ -233,6 +238,8 @@ MqarArm::MqarArm(const RecallConfig& c, const RecallVariant& v, int feature_dim,
   s.feature_map.epsilon = c.model.feature_epsilon;
   s.feature_map.bandwidth = setting.bandwidth;
   s.qk_tied = c.model.qk_tied;
+  s.conv_kernel = c.model.short_convolution;
+  s.position_embedding = c.model.position_embedding;
   s.dropout = 0.0;
   if (v.attention == AttentionKind::linear && !v.particles)
     s.features = feature_dimension(v.map, 0, s.head_size());
@@ -268,6 +275,7 @@ std::vector<RecallHeadAlignment> MqarArm::phase_a(bool teacher) {
   std::vector<RecallHeadAlignment> report;
   std::vector<std::size_t> rows(B);
   for (int l = 0; l < s.layers; ++l) {
+    if (!s.attention_layer(l)) continue;  // a convolution layer has no particles to align
     std::vector<AttentionTargets> heads(s.heads);
     for (AttentionTargets& t : heads) {
       t.queries.resize(rows_total, hs);

@@ -41,6 +41,8 @@ std::string settings_fingerprint(const RecallConfig& c) {
     << "\ndata.test_examples = " << t.test_examples << "\nmodel.d_model = " << m.d_model
     << "\nmodel.heads = " << m.heads << "\nmodel.layers = " << m.layers
     << "\nmodel.d_ff = " << m.d_ff << "\nmodel.qk_tied = " << m.qk_tied
+    << "\nmodel.short_convolution = " << m.short_convolution
+    << "\nmodel.position_embedding = " << m.position_embedding
     << "\nmodel.feature_epsilon = " << m.feature_epsilon
     << "\nmodel.particle_init = " << m.particle_init << "\nmodel.antithetic = " << m.antithetic
     << "\ntraining.steps = " << r.steps << "\ntraining.batch_size = " << r.batch_size
@@ -49,9 +51,10 @@ std::string settings_fingerprint(const RecallConfig& c) {
     << "\ntraining.min_learning_rate_ratio = " << r.min_learning_rate_ratio
     << "\ntraining.weight_decay = " << r.weight_decay << "\ntraining.clip_norm = " << r.clip_norm
     << "\ntraining.drop_step = " << r.drop_step << "\ntraining.drop_factor = " << r.drop_factor
-    << "\ntraining.eval_every = " << r.eval_every << "\nphase_a.after_steps = " << p.after_steps
-    << "\nphase_a.examples = " << p.examples << "\nphase_a.gamma = " << p.gamma
-    << "\nphase_a.radius = " << (p.radius ? *p.radius : -1.0)
+    << "\ntraining.eval_every = " << r.eval_every
+    << "\ntraining.early_stop_accuracy = " << r.early_stop_accuracy
+    << "\nphase_a.after_steps = " << p.after_steps << "\nphase_a.examples = " << p.examples
+    << "\nphase_a.gamma = " << p.gamma << "\nphase_a.radius = " << (p.radius ? *p.radius : -1.0)
     << "\nphase_a.dynamics = " << p.dynamics.integrator << ' ' << p.dynamics.minimizer << ' '
     << p.dynamics.beta << ' ' << p.dynamics.step << ' ' << p.dynamics.steps << ' '
     << p.dynamics.tolerance << ' ' << p.dynamics.max_iterations
@@ -99,14 +102,18 @@ std::vector<PlannedRun> plan_runs(const RecallConfig& c) {
     for (const std::string& name : c.variants) {
       const RecallVariant variant = parse_recall_variant(name);
       const std::vector<int> budgets = variant.particles ? c.model.features : std::vector<int>{0};
-      const std::vector<double> bandwidths =
-          variant.scale_sensitive() ? c.model.bandwidths : std::vector<double>{1.0};
+      const auto grid = c.arm_grids.find(name);
+      const RecallArmGrid own = grid == c.arm_grids.end() ? RecallArmGrid{} : grid->second;
+      const std::vector<double> bandwidths = variant.scale_sensitive()
+                                                 ? own.bandwidths.value_or(c.model.bandwidths)
+                                                 : std::vector<double>{1.0};
       const std::vector<std::string> targets =
-          variant.kernel ? c.phase_a.targets : std::vector<std::string>{""};
+          variant.kernel ? own.targets.value_or(c.phase_a.targets) : std::vector<std::string>{""};
+      const std::vector<double>& rates = recall_learning_rates(c, name);
       for (int budget : budgets)
         for (double tau : bandwidths)
           for (const std::string& target : targets)
-            for (double rate : c.training.learning_rates)
+            for (double rate : rates)
               for (std::uint64_t seed : c.seeds)
                 plan.push_back({variant, budget, {tau, target, rate}, size, seed});
     }
@@ -162,16 +169,17 @@ std::vector<RecallRun> run_recall_study(const RecallConfig& config, const Recall
     }
     RecallTrainingOptions o = training;
     const std::pair<int, std::uint64_t> teacher_key{p.size_index, p.seed};
-    if (p.variant.from_softmax) {          // the teacher: softmax at the grid's first learning rate
+    if (p.variant.from_softmax) {          // the teacher: softmax at its grid's first learning rate
       if (!teachers.count(teacher_key)) {  // trained again if its run was recorded earlier
         RecallTrainingOptions t = training;
         t.trained = &teachers[teacher_key];
         run_recall_arm(config, parse_recall_variant("softmax"), 0,
-                       {1.0, "", config.training.learning_rates.front()}, p.size_index, p.seed, t);
+                       {1.0, "", recall_learning_rates(config, "softmax").front()}, p.size_index,
+                       p.seed, t);
       }
       o.start = &teachers[teacher_key];
-    } else if (p.variant.attention == AttentionKind::softmax &&
-               p.setting.learning_rate == config.training.learning_rates.front()) {
+    } else if (p.variant.name == "softmax" &&
+               p.setting.learning_rate == recall_learning_rates(config, "softmax").front()) {
       o.trained = &teachers[teacher_key];
     }
     runs.push_back(run_recall_arm(config, p.variant, p.budget, p.setting, p.size_index, p.seed, o));

@@ -151,12 +151,11 @@ RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& varian
   run.size = mqar ? config.task.lengths[size_index] : run.pairs;
   const auto start = std::chrono::steady_clock::now();
   const int head_size = mqar ? config.model.d_model / config.model.heads : config.model.d_model;
-  const int feature_dim = variant.particles ? feature_budget : 0;
+  const int feature_dim = recall_feature_dim(variant, feature_budget, head_size);
   std::ostringstream label;
   label << run.task << ' ' << run.variant;
   if (variant.attention == AttentionKind::linear) {
-    label << " D="
-          << (variant.particles ? feature_dim : feature_dimension(variant.map, 0, head_size));
+    label << " D=" << feature_dim;
     if (variant.scale_sensitive()) label << " τ=" << setting.bandwidth;
     if (!setting.target.empty()) label << ' ' << setting.target;
   }

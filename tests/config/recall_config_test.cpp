@@ -60,8 +60,22 @@ TEST(RecallConfig, EveryArmParses) {
   EXPECT_TRUE(parse_recall_variant("elu").scale_sensitive());
   EXPECT_FALSE(parse_recall_variant("dpfp1").scale_sensitive());
   EXPECT_FALSE(parse_recall_variant("softmax").scale_sensitive());
-  for (const char* bad :
-       {"vanilla-favor:unknown", "dpfp1:coulomb", "softmax@softmax", "kernel-favor@teacher"})
+  EXPECT_FALSE(parse_recall_variant("taylor").scale_sensitive());  // P absorbs a scale
+  EXPECT_FALSE(parse_recall_variant("hedgehog").scale_sensitive());
+  EXPECT_TRUE(parse_recall_variant("trainable-favor").scale_sensitive());
+  const RecallVariant taylor = parse_recall_variant("taylor");
+  EXPECT_TRUE(taylor.particles && taylor.trainable && taylor.map.kind == FeatureMapKind::taylor);
+  const RecallVariant pdpfp = parse_recall_variant("projected-dpfp3");
+  EXPECT_TRUE(pdpfp.map.projected && pdpfp.trainable && pdpfp.map.dpfp_nu == 3);
+  // D_φ within a budget: taylor 1 + d′ + d′(d′+1)/2 ≤ 128 at d′ = 14, projected dpfp 2ν⌊D/2ν⌋.
+  EXPECT_EQ(recall_feature_dim(taylor, 128, 64), 120);
+  EXPECT_EQ(recall_feature_dim(taylor, 256, 64), 253);
+  EXPECT_EQ(recall_feature_dim(pdpfp, 128, 64), 126);
+  EXPECT_EQ(recall_feature_dim(parse_recall_variant("dpfp2"), 128, 64), 256);  // its own D_φ
+  EXPECT_EQ(recall_feature_dim(parse_recall_variant("vanilla-favor"), 128, 64), 128);
+  EXPECT_EQ(recall_feature_dim(parse_recall_variant("softmax"), 128, 64), 0);
+  for (const char* bad : {"vanilla-favor:unknown", "dpfp1:coulomb", "taylor:sobol",
+                          "softmax@softmax", "kernel-favor@teacher", "projected-dpfp4"})
     EXPECT_THROW(parse_recall_variant(bad), std::invalid_argument) << bad;
 }
 
@@ -89,6 +103,41 @@ TEST(RecallConfig, BandwidthsTargetsAndLearnedInputsAreChecked) {
   EXPECT_NE(
       error_of(mqar + "[experiment]\nvariants = [\"metric-favor\"]\n").find("experiment.variants"),
       std::string::npos);
+  // An arm's own grid replaces the study-wide lists for that arm alone.
+  const RecallConfig own = parse_recall_config(
+      retrieval +
+          "[model]\nbandwidths = [0.25, 0.5]\n[experiment]\nvariants = [\"softmax\", "
+          "\"kernel-favor\"]\n[grid.\"kernel-favor\"]\nbandwidths = [0.35]\nlearning_rates = "
+          "[0.003]\ntargets = [\"capacity\"]\n",
+      "x.toml");
+  ASSERT_EQ(own.arm_grids.count("kernel-favor"), 1u);
+  EXPECT_EQ(*own.arm_grids.at("kernel-favor").bandwidths, std::vector<double>{0.35});
+  EXPECT_EQ(recall_learning_rates(own, "kernel-favor"), std::vector<double>{0.003});
+  EXPECT_EQ(recall_learning_rates(own, "softmax"), std::vector<double>{1e-3});
+  EXPECT_NE(error_of(retrieval + "[grid.\"kernel-favor\"]\nbandwidths = [0.5]\n").find("grid"),
+            std::string::npos);  // not an arm of the study
+  EXPECT_NE(error_of(retrieval + "[grid.softmax]\nlearning_rates = [0]\n")
+                .find("grid.softmax.learning_rates"),
+            std::string::npos);
+  const RecallConfig hybrid = parse_recall_config(
+      mqar + "[model]\nshort_convolution = 3\nposition_embedding = false\n", "x.toml");
+  EXPECT_EQ(hybrid.model.short_convolution, 3);
+  EXPECT_FALSE(hybrid.model.position_embedding);
+  EXPECT_NE(error_of(mqar + "[model]\nlayers = 1\nshort_convolution = 3\n")
+                .find("model.short_convolution"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(retrieval + "[model]\nshort_convolution = 3\n").find("model.short_convolution"),
+      std::string::npos);  // an MQAR key
+  EXPECT_NE(error_of(retrieval + "[model]\nfeatures = [2]\n[experiment]\nvariants = [\"taylor\"]\n")
+                .find("experiment.variants"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[training]\nlearning_rates = [0.01, -1]\n")
+                .find("training.learning_rates"),
+            std::string::npos);
+  EXPECT_NE(error_of(retrieval + "[training]\nearly_stop_accuracy = 1.5\n")
+                .find("training.early_stop_accuracy"),
+            std::string::npos);
 }
 
 TEST(RecallConfig, BadValuesGiveOneLineErrorsNamingTheKey) {

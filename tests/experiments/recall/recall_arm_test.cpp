@@ -98,6 +98,32 @@ TEST(RecallArm, ArmsStartFromTheSoftmaxTeacherAndAlignToItsWeights) {
   EXPECT_GT(softmax.accuracy, 0.5);
 }
 
+// The anchor's hybrid: a convolution layer has no attention to align, so Phase A aligns the
+// attention layer alone; the learned projections of taylor and projected dpfp train with the
+// network and fill D_φ from below.
+TEST(RecallArm, MqarHybridAlignsItsAttentionLayerAndTrainsTheProjectedMaps) {
+  const RecallConfig c = parse_recall_config(
+      "[data]\ndataset = \"mqar\"\nvocabulary = 64\nlengths = [16]\npairs = [2]\n"
+      "train_examples = 256\nvalidation_examples = 32\ntest_examples = 32\n"
+      "[model]\nd_model = 16\nheads = 2\nfeatures = [16]\nshort_convolution = 3\n"
+      "position_embedding = false\n"
+      "[training]\nsteps = 30\nbatch_size = 8\neval_every = 10\n"
+      "[phase_a]\nafter_steps = 10\nexamples = 4\n[phase_a.dynamics]\nsteps = 20\n",
+      "test.toml");
+  const RecallRun kernel =
+      run_recall_arm(c, parse_recall_variant("kernel-favor"), 16, setting(c), 0, 2, kQuiet);
+  EXPECT_GT(kernel.phase_a_kl_before, 0.0);
+  EXPECT_LT(kernel.phase_a_kl_after, kernel.phase_a_kl_before);
+  const RecallRun taylor =
+      run_recall_arm(c, parse_recall_variant("taylor"), 16, setting(c), 0, 2, kQuiet);
+  EXPECT_EQ(taylor.feature_dim, 15);  // d′ = 4 within 16
+  EXPECT_EQ(taylor.feature_budget, 16);
+  const RecallRun dpfp =
+      run_recall_arm(c, parse_recall_variant("projected-dpfp2"), 16, setting(c), 0, 2, kQuiet);
+  EXPECT_EQ(dpfp.feature_dim, 16);  // d′ = 4
+  EXPECT_GT(taylor.accuracy + dpfp.accuracy, 0.0);
+}
+
 TEST(RecallArm, MqarKernelArmAlignsEveryLayer) {
   const RecallConfig c = parse_recall_config(
       "[data]\ndataset = \"mqar\"\nvocabulary = 64\nlengths = [16]\npairs = [2]\n"
