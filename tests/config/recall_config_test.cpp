@@ -61,7 +61,8 @@ TEST(RecallConfig, EveryArmParses) {
   EXPECT_FALSE(parse_recall_variant("dpfp1").scale_sensitive());
   EXPECT_FALSE(parse_recall_variant("softmax").scale_sensitive());
   EXPECT_FALSE(parse_recall_variant("taylor").scale_sensitive());  // P absorbs a scale
-  EXPECT_FALSE(parse_recall_variant("hedgehog").scale_sensitive());
+  EXPECT_TRUE(parse_recall_variant("hedgehog").scale_sensitive());
+  EXPECT_FALSE(parse_recall_variant("projected-dpfp2").scale_sensitive());
   EXPECT_TRUE(parse_recall_variant("trainable-favor").scale_sensitive());
   const RecallVariant taylor = parse_recall_variant("taylor");
   EXPECT_TRUE(taylor.particles && taylor.trainable && taylor.map.kind == FeatureMapKind::taylor);
