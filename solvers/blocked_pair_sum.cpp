@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "parallel/thread_governor.hpp"
 #include "solvers/simd_pair_evaluators.hpp"
 #include "solvers/tile_schedule.hpp"
 
@@ -183,7 +184,7 @@ class BlockedPairSum final : public InteractionSum {
  private:
   // Sizes the buffers and the schedule for (n, d); does nothing when they already fit.
   void prepare(Index n, int d) {
-    const int threads = omp_get_max_threads();
+    const int threads = thread_capacity();
     if (n != layout_.n || d != layout_.dim) {
       block_ = pair_sum_block_size(n);
       const int blocks = static_cast<int>((n + block_ - 1) / block_);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "parallel/thread_governor.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 #include "solvers/simd_pair_evaluators.hpp"
 
@@ -121,7 +122,7 @@ void DistributedPairSum::compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& grad
     const std::size_t block = static_cast<std::size_t>(stride) * d;
     held_.assign(2 * block, 0.0);
     arriving_.resize(held_.size());
-    const std::size_t registers = static_cast<std::size_t>(2 * d * omp_get_max_threads());
+    const std::size_t registers = static_cast<std::size_t>(2 * d * thread_capacity());
     if (scratch_.size() < registers) scratch_.resize(registers);
     for (int a = 0; a < d; ++a)
       for (Eigen::Index k = 0; k < n; ++k)

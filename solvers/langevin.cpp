@@ -44,7 +44,10 @@ void LangevinIntegrator::advance_to(Particles& particles, double t) {
   // Step count is rounded so that output times that are multiples of η are hit exactly.
   const auto target = static_cast<std::uint64_t>(std::llround(t / parameters_.step));
   while (steps_ < target) {
-    step(particles);
+    {
+      const GovernedStep governed(governor_);
+      step(particles);
+    }
     report(time(), parameters_.step, steps_);
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/domain.hpp"
+#include "parallel/thread_governor.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/particle_integrator.hpp"
 
@@ -38,6 +39,7 @@ class LangevinIntegrator final : public ParticleIntegrator {
   LangevinParameters parameters_;
   std::uint64_t steps_ = 0;
   Eigen::MatrixXd drift_;
+  ThreadGovernor governor_;  // each step on the thread count the machine's load favours
 };
 
 }  // namespace cpm

@@ -515,7 +515,10 @@ double McKeanVlasovSolver::step(double t_max) {
 
 void McKeanVlasovSolver::advance_to(double t) {
   // Steps shorter than 1e-12 of the time are rounding left over from landing on t.
-  while (t - time_ > 1e-12 * std::max(1.0, std::abs(t))) step(t);
+  while (t - time_ > 1e-12 * std::max(1.0, std::abs(t))) {
+    const GovernedStep governed(governor_);
+    step(t);
+  }
   time_ = std::max(time_, t);
 }
 

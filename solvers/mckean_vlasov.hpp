@@ -56,6 +56,7 @@
 #include "core/grid.hpp"
 #include "parallel/plane_halos.hpp"
 #include "parallel/rank_group.hpp"
+#include "parallel/thread_governor.hpp"
 #include "physics/external_potential.hpp"
 #include "physics/riesz_kernel.hpp"
 #include "solvers/distributed_fft_convolution.hpp"
@@ -213,6 +214,7 @@ class McKeanVlasovSolver {
   double time_ = 0.0;
   std::uint64_t steps_ = 0;
   double largest_stage_rate_ = 0.0;
+  ThreadGovernor governor_;  // each step on the thread count the machine's load favours
 };
 
 }  // namespace cpm

@@ -4,13 +4,17 @@
 
 #include <cstddef>
 
+#include "parallel/thread_governor.hpp"
+
 namespace cpm {
 
 inline int omp_thread() {
   return omp_get_thread_num();
 }
+// The largest team any region may run with (thread_capacity()), not the current one: a
+// ThreadGovernor may lower the OpenMP maximum between steps.
 inline int max_threads() {
-  return omp_get_max_threads();
+  return thread_capacity();
 }
 
 // The size of one thread's scratch block rounded up to 16 elements, so that every thread's block

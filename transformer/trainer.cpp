@@ -51,15 +51,21 @@ std::size_t Trainer::run_epoch(const SequenceSet& data, int epoch,
     const auto start = std::chrono::steady_clock::now();
     const int count = static_cast<int>(std::min<std::size_t>(t.batch_size, n - first));
     const TokenBatch batch = batch_.gather(data, order.data() + first, count);
-    for (int b = 0; b < count; ++b) tokens_ += batch.lengths[b];
+    int batch_tokens = 0;
+    for (int b = 0; b < count; ++b) batch_tokens += batch.lengths[b];
+    tokens_ += batch_tokens;
     ++step_;
-    model_.zero_gradients();
-    const double loss = model_.forward(batch, true, static_cast<std::uint64_t>(step_), t.seed);
-    model_.backward(batch);
-    const double norm = clip_gradient_norm(model_.gradients(), t.clip_norm);
-    const double lr = scheduled_learning_rate(t.learning_rate, step_, t.warmup_steps, total_steps_,
-                                              t.min_learning_rate_ratio);
-    optimiser_.step(model_.parameters(), model_.gradients(), lr);
+    double loss = 0.0, norm = 0.0, lr = 0.0;
+    {
+      const GovernedStep governed(governor_, batch_tokens);
+      model_.zero_gradients();
+      loss = model_.forward(batch, true, static_cast<std::uint64_t>(step_), t.seed);
+      model_.backward(batch);
+      norm = clip_gradient_norm(model_.gradients(), t.clip_norm);
+      lr = scheduled_learning_rate(t.learning_rate, step_, t.warmup_steps, total_steps_,
+                                   t.min_learning_rate_ratio);
+      optimiser_.step(model_.parameters(), model_.gradients(), lr);
+    }
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     smoothed_loss_ = step_ == 1 ? loss : 0.98 * smoothed_loss_ + 0.02 * loss;
     if (!std::isfinite(loss))

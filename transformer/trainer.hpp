@@ -2,11 +2,13 @@
 // Phase B of docs/model.md §2: cross-entropy training of every parameter of the classifier with
 // AdamW, linear warm-up then cosine decay of the learning rate, and gradient-norm clipping. The
 // particles are not parameters, so they stay frozen. The batch order of epoch e is a permutation
-// keyed by (seed, e) (RandomPurpose::training_order); a step allocates nothing.
+// keyed by (seed, e) (RandomPurpose::training_order); a step allocates nothing. Each step runs on
+// the thread count a ThreadGovernor finds faster on the machine as it is loaded now.
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "parallel/thread_governor.hpp"
 #include "transformer/adamw.hpp"
 #include "transformer/batching.hpp"
 #include "transformer/transformer_classifier.hpp"
@@ -73,6 +75,7 @@ class Trainer {
   std::int64_t total_steps_;
   AdamW<float> optimiser_;
   BatchBuffer batch_;
+  ThreadGovernor governor_;
   std::int64_t step_ = 0;
   double smoothed_loss_ = 0.0, seconds_ = 0.0, tokens_ = 0.0;
 };

@@ -11,6 +11,7 @@
 #include "core/stop_request.hpp"
 #include "io/input_error.hpp"
 #include "io/progress.hpp"
+#include "parallel/thread_governor.hpp"
 #include "transformer/adamw.hpp"
 
 namespace cpm {
@@ -78,6 +79,7 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
   int epoch = -1;
   std::size_t next = n;
   double smoothed = 0.0;
+  ThreadGovernor governor;  // each step on the thread count the machine's load favours now
   for (int step = 1; step <= t.steps; ++step) {
     if (const int signal = stop_signal()) {
       progress.interrupt();
@@ -88,20 +90,24 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
       next = 0;
     }
     const int count = static_cast<int>(std::min(B, n));
-    const double loss = arm.train_step(order.data() + next, count, step);
+    double loss = 0.0;
+    {
+      const GovernedStep governed(governor);
+      loss = arm.train_step(order.data() + next, count, step);
+      const double rate = scheduled_learning_rate(base_rate, step, t.warmup_steps, t.steps,
+                                                  t.min_learning_rate_ratio) *
+                          (t.drop_step > 0 && step > t.drop_step ? t.drop_factor : 1.0);
+      clip_gradient_norm(model.gradients(), t.clip_norm);
+      optimiser.step(model.parameters(), model.gradients(), rate);
+      if (variant.trainable) {
+        clip_gradient_norm(model.particle_gradients(), t.clip_norm);
+        particle_optimiser.step(model.particles(), model.particle_gradients(), rate);
+      }
+    }
     next += static_cast<std::size_t>(count);
     if (!std::isfinite(loss))
       throw std::runtime_error("training loss became non-finite at step " + std::to_string(step));
     smoothed = step == 1 ? loss : 0.98 * smoothed + 0.02 * loss;
-    const double rate = scheduled_learning_rate(base_rate, step, t.warmup_steps, t.steps,
-                                                t.min_learning_rate_ratio) *
-                        (t.drop_step > 0 && step > t.drop_step ? t.drop_factor : 1.0);
-    clip_gradient_norm(model.gradients(), t.clip_norm);
-    optimiser.step(model.parameters(), model.gradients(), rate);
-    if (variant.trainable) {
-      clip_gradient_norm(model.particle_gradients(), t.clip_norm);
-      particle_optimiser.step(model.particles(), model.particle_gradients(), rate);
-    }
     if (variant.kernel && !teacher && step == c.phase_a.after_steps)
       norm_ratio = run_phase_a(arm, false, step, run, progress);
     if (step % t.eval_every == 0 || step == t.steps) {
