@@ -62,10 +62,9 @@ ThreadGovernor::~ThreadGovernor() {
 int ThreadGovernor::begin_step() {
   nested_ = omp_in_parallel();  // a replica of a parallel ensemble: its team is one thread
   if (nested_) return 1;
-  // The first probe follows the first step: beside a busy process a step on the wrong count can
-  // cost a hundred on the right one.
-  // A winning probe is confirmed after one more step on the incumbent, so that one slow step
-  // (the first touches every buffer) does not decide alone.
+  // The first probe follows the first step (beside a busy process a step on the wrong count can
+  // cost a hundred on the right one); a winning probe is confirmed after one more step on the
+  // incumbent, so that one slow step (the first touches every buffer) does not decide alone.
   const bool was_probe = probing_;
   probing_ = capacity_ > 1 && recent_[incumbent_].count > 0 &&
              (wins_ > 0 ? !was_probe : since_probe_ >= probe_wait_);
