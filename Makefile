@@ -47,6 +47,7 @@ configure: deps-test
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCPM_BUILD_TESTS=ON $(CMAKE_FLAGS)
 
 bench: configure
+	bash scripts/install-deps.sh bench
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target benchmarks
 
 install: configure-run

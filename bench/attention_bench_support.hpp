@@ -8,8 +8,10 @@
 
 #include "core/feature_initialisation.hpp"
 #include "core/random_stream.hpp"
+#include "learning/recall_tasks.hpp"
 #include "transformer/adamw.hpp"
 #include "transformer/transformer_classifier.hpp"
+#include "transformer/transformer_decoder.hpp"
 
 namespace cpm::bench {
 
@@ -37,6 +39,28 @@ inline void fill_benchmark_particles(std::vector<float>& particles, int head_siz
     for (int a = 0; a < head_size; ++a) particles[r * head_size + a] = static_cast<float>(w(r, a));
 }
 
+// One training step of `model`: zeroed gradients, `forward_backward`, clipping at norm 1 and
+// one AdamW step; returns its seconds.
+template <class Model, class ForwardBackward>
+double timed_training_step(Model& model, AdamW<float>& optimiser,
+                           const ForwardBackward& forward_backward) {
+  const auto start = std::chrono::steady_clock::now();
+  model.zero_gradients();
+  forward_backward();
+  clip_gradient_norm(model.gradients(), 1.0);
+  optimiser.step(model.parameters(), model.gradients(), 1e-3);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// `warmup` untimed steps of `bench`, then the mean over `steps` (as the PyTorch scripts measure).
+template <class StepBench>
+double mean_step_seconds(StepBench& bench, int warmup, int steps) {
+  for (int i = 0; i < warmup; ++i) bench.step();
+  double total = 0.0;
+  for (int i = 0; i < steps; ++i) total += bench.step();
+  return total / steps;
+}
+
 struct TrainingStepBench {
   TransformerClassifier<float> model;
   AdamW<float> optimiser;
@@ -60,23 +84,54 @@ struct TrainingStepBench {
 
   // Forward, backward, clipping and one AdamW step; returns seconds.
   double step() {
-    const auto start = std::chrono::steady_clock::now();
     const TokenBatch b{tokens.data(), lengths.data(), labels.data(), batch, length};
-    model.zero_gradients();
-    model.forward(b, false);
-    model.backward(b);
-    clip_gradient_norm(model.gradients(), 1.0);
-    optimiser.step(model.parameters(), model.gradients(), 1e-3);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return timed_training_step(model, optimiser, [&] {
+      model.forward(b, false);
+      model.backward(b);
+    });
   }
 
-  // Median-free simple timing: `warmup` untimed steps, then the mean over `steps`.
-  double seconds_per_step(int warmup, int steps) {
-    for (int i = 0; i < warmup; ++i) step();
-    double total = 0.0;
-    for (int i = 0; i < steps; ++i) total += step();
-    return total / steps;
+  double seconds_per_step(int warmup, int steps) { return mean_step_seconds(*this, warmup, steps); }
+};
+
+constexpr int kDecoderVocabulary = 8192;
+
+// The benchmark model as a decoder, with one MQAR batch (N = L/16 pairs, so N scored positions
+// per sequence); one timed training step as the classifier's TrainingStepBench.
+struct DecoderStepBench {
+  MqarSet data;
+  TransformerDecoder<float> model;
+  AdamW<float> optimiser;
+  int batch, length;
+
+  static ModelShape shape(AttentionKind attention, int length) {
+    ModelShape s = benchmark_shape(attention, length);
+    s.vocabulary = kDecoderVocabulary;
+    return s;
   }
+
+  DecoderStepBench(AttentionKind attention, int batch_size, int sequence_length)
+      : data(make_mqar({kDecoderVocabulary, sequence_length, sequence_length / 16, 0.01, true},
+                       batch_size, 3, RecallSplit::train)),
+        model(shape(attention, sequence_length), batch_size, sequence_length,
+              batch_size * (sequence_length / 16)),
+        optimiser(model.weight_decay_mask(), {}),
+        batch(batch_size),
+        length(sequence_length) {
+    model.initialise_parameters(1);
+    bench::fill_benchmark_particles(model.particles(), model.shape().head_size());
+  }
+
+  // Forward, backward, clipping and one AdamW step; returns seconds.
+  double step() {
+    const DecoderBatch b{data.inputs.data(), data.targets.data(), batch, length};
+    return timed_training_step(model, optimiser, [&] {
+      model.forward(b);
+      model.backward(b);
+    });
+  }
+
+  double seconds_per_step(int warmup, int steps) { return mean_step_seconds(*this, warmup, steps); }
 };
 
 }  // namespace cpm::bench

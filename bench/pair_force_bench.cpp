@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/instruction_set.hpp"
+#include "bench/machine_peak.hpp"
 #include "bench/plain_pair_sum.hpp"
 #include "core/random_stream.hpp"
 #include "solvers/blocked_pair_sum.hpp"
@@ -100,29 +101,6 @@ double measured_clock_hz() {
     best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
   }
   return 4.0 * iterations / best;
-}
-
-// Sustained FMA rate of one core: 10 independent register chains of fused multiply-adds,
-// timed in thread CPU time.
-double measured_fma_flops_per_core() {
-  const long iterations = 20'000'000;
-  double best = 1e300;
-  for (int rep = 0; rep < 10; ++rep) {
-    cpm::SimdDouble a0(1.0), a1(1.1), a2(1.2), a3(1.3), a4(1.4), a5(1.5), a6(1.6), a7(1.7), a8(1.8),
-        a9(1.9);
-    const cpm::SimdDouble m(0.999999), b(1e-9);
-    const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-    for (long i = 0; i < iterations; ++i) {
-      a0 = xsimd::fma(a0, m, b), a1 = xsimd::fma(a1, m, b), a2 = xsimd::fma(a2, m, b);
-      a3 = xsimd::fma(a3, m, b), a4 = xsimd::fma(a4, m, b), a5 = xsimd::fma(a5, m, b);
-      a6 = xsimd::fma(a6, m, b), a7 = xsimd::fma(a7, m, b), a8 = xsimd::fma(a8, m, b);
-      a9 = xsimd::fma(a9, m, b);
-    }
-    best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
-    const double sink = xsimd::hadd(a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9);
-    if (sink == 42.0) std::printf(" ");
-  }
-  return 2.0 * 10 * cpm::SimdDouble::size * iterations / best;
 }
 
 struct Case {
@@ -277,7 +255,7 @@ int main(int argc, char** argv) {
   }
   const int threads = omp_get_max_threads();
   const double clock = measured_clock_hz();
-  const double fma_core = measured_fma_flops_per_core();
+  const double fma_core = cpm::bench::measured_fma_flops_per_core<double>();
   // The reference for %peak is the FMA throughput measured here (independent FMA chains on every
   // SIMD lane), not a nominal 16 flop/cycle × clock: the dependent-add clock probe is fooled by
   // CPUs that fuse or eliminate the adds (it printed 14 GHz on an AVX-512 machine whose FMA probe

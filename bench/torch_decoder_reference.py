@@ -27,6 +27,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+import torch_blas
+
 DENOMINATOR_GUARD = 1e-12  # delta, kAttentionDenominatorGuard of transformer/linear_attention.hpp
 
 
@@ -334,7 +336,7 @@ def bench(args):
     for _ in range(args.steps):
         step()
     seconds = time.perf_counter() - start
-    print(f"{args.batch * args.length * args.steps / seconds:.1f}")
+    print(f"{args.batch * args.length * args.steps / seconds:.1f}\t{torch_blas.describe()}")
 
 
 if __name__ == "__main__":

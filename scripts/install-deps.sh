@@ -3,6 +3,8 @@
 # second run does nothing and needs no network.
 #   install-deps.sh        what building and running the `cpm` command needs (make run)
 #   install-deps.sh test   that, and what the tests and benchmarks need (make test)
+#   install-deps.sh bench  that, and OpenBLAS for the PyTorch anchor of the benchmarks (make bench;
+#                          it becomes the system's libblas.so.3, so numpy uses it too)
 #   install-deps.sh fuzz   that, and clang's libFuzzer and OpenMP runtime (make fuzz)
 set -euo pipefail
 
@@ -17,16 +19,17 @@ packages=(
   zlib1g-dev
   gnuplot-nox
 )
-if [ "${1:-}" = "test" ]; then
+if [ "${1:-}" = "test" ] || [ "${1:-}" = "bench" ]; then
   packages+=(
     libgtest-dev libgmock-dev googletest libbenchmark-dev librandom123-dev
     python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch python3-vtk9
     dataset-fashion-mnist
   )
+  if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread); fi
 elif [ "${1:-}" = "fuzz" ]; then
   packages+=(clang libclang-rt-dev libomp-dev)
 elif [ -n "${1:-}" ]; then
-  echo "install-deps: unknown argument '$1' (none, 'test' or 'fuzz')" >&2
+  echo "install-deps: unknown argument '$1' (none, 'test', 'bench' or 'fuzz')" >&2
   exit 2
 fi
 

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "transformer/interleaved_sum.hpp"
+
 namespace cpm {
 
 struct AdamWSettings {
@@ -32,9 +34,8 @@ inline double scheduled_learning_rate(double base, std::int64_t step, std::int64
 // Scales g so that ‖g‖₂ ≤ max_norm (no-op for max_norm ≤ 0); returns the norm before clipping.
 template <class T>
 double clip_gradient_norm(std::vector<T>& g, double max_norm) {
-  double sum = 0.0;
-  for (const T x : g) sum += static_cast<double>(x) * x;
-  const double norm = std::sqrt(sum);
+  const double norm = std::sqrt(interleaved_sum(g.data(), static_cast<std::ptrdiff_t>(g.size()),
+                                                [](double x) { return x * x; }));
   if (max_norm > 0.0 && norm > max_norm) {
     const T scale = static_cast<T>(max_norm / norm);
     for (T& x : g) x *= scale;
@@ -61,16 +62,21 @@ class AdamW {
     const double c1 = 1.0 - std::pow(b1, static_cast<double>(t_));
     const double c2 = 1.0 - std::pow(b2, static_cast<double>(t_));
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(parameters.size());
+    // In T, as PyTorch's AdamW in the parameters' precision (float: twice the lanes of double).
+    const T beta1 = static_cast<T>(b1), beta2 = static_cast<T>(b2), rate = static_cast<T>(lr);
+    const T inverse_c1 = static_cast<T>(1.0 / c1), inverse_c2 = static_cast<T>(1.0 / c2);
+    const T epsilon = static_cast<T>(settings_.epsilon),
+            decay = static_cast<T>(settings_.weight_decay);
 #pragma omp parallel for simd schedule(static)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
-      const double g = gradients[i];
-      const double m = b1 * m_[i] + (1.0 - b1) * g;
-      const double v = b2 * v_[i] + (1.0 - b2) * g * g;
+      const T g = gradients[i];
+      const T m = beta1 * static_cast<T>(m_[i]) + (T(1) - beta1) * g;
+      const T v = beta2 * static_cast<T>(v_[i]) + (T(1) - beta2) * g * g;
       m_[i] = static_cast<float>(m);
       v_[i] = static_cast<float>(v);
-      const double update = (m / c1) / (std::sqrt(v / c2) + settings_.epsilon) +
-                            (decay_[i] ? settings_.weight_decay * parameters[i] : 0.0);
-      parameters[i] = static_cast<T>(parameters[i] - lr * update);
+      const T update = (m * inverse_c1) / (std::sqrt(v * inverse_c2) + epsilon) +
+                       (decay_[i] ? decay * parameters[i] : T(0));
+      parameters[i] -= rate * update;
     }
   }
   std::int64_t steps() const {

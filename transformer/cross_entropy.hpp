@@ -1,34 +1,38 @@
 #pragma once
-// Softmax over classes and the mean cross-entropy loss of a batch.
+// Softmax over classes and the mean cross-entropy loss of a batch. Rows are independent and run
+// in parallel; the loss adds the rows' terms in row order, so it does not depend on the threads.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
+#include "transformer/shifted_exponential.hpp"
+
 namespace cpm {
 
-// probs, logits (K, B). Returns −(1/B) Σ_b log p(b, y_b) if labels is non-null, else 0.
+// probs, logits (K, B); row_loss (B) scratch. Returns −(1/B) Σ_b log p(b, y_b) if labels is
+// non-null, else 0.
 template <class T>
-double cross_entropy_forward(T* probs, const T* logits, const int* labels, int batch, int classes) {
-  double loss = 0.0;
+double cross_entropy_forward(T* probs, const T* logits, const int* labels, int batch, int classes,
+                             double* row_loss) {
+#pragma omp parallel for schedule(static) if (static_cast <long>(batch) * classes >= 32768)
   for (int b = 0; b < batch; ++b) {
     const T* z = logits + static_cast<std::ptrdiff_t>(b) * classes;
     T* p = probs + static_cast<std::ptrdiff_t>(b) * classes;
     const T shift = *std::max_element(z, z + classes);  // constant: softmax is shift-invariant
-    double total = 0.0;
-    for (int k = 0; k < classes; ++k) {  // one exponential per class, in T, summed in double
-      p[k] = std::exp(z[k] - shift);
-      total += p[k];
-    }
+    const double total = shifted_exponential(p, z, classes, shift);  // in T, summed in double
     const T inverse = static_cast<T>(1.0 / total);
     for (int k = 0; k < classes; ++k) p[k] *= inverse;
-    if (labels) loss -= (z[labels[b]] - shift) - std::log(total);
+    row_loss[b] = labels ? (z[labels[b]] - shift) - std::log(total) : 0.0;
   }
+  double loss = 0.0;
+  for (int b = 0; b < batch; ++b) loss -= row_loss[b];
   return loss / batch;
 }
 
 // Differentiates `loss = −(1/B) Σ_b log softmax(z_b)[y_b]`: dlogits = (p − onehot(y)) / B.
 template <class T>
 void cross_entropy_backward(T* dlogits, const T* probs, const int* labels, int batch, int classes) {
+#pragma omp parallel for schedule(static) if (static_cast <long>(batch) * classes >= 32768)
   for (int b = 0; b < batch; ++b)
     for (int k = 0; k < classes; ++k) {
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(b) * classes + k;

@@ -56,8 +56,10 @@ void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* i
       dx[i] += static_cast<T>(rstd[n] * (g - g_mean - xhat * gx_mean));
     }
   }
-  // Parameter gradients are sums over tokens, in double: blocks of 16 channels, tokens inner.
+  // Parameter gradients are sums over tokens, in double: blocks of 16 channels, tokens inner (one
+  // block per thread at a time, so each sum runs in token order whatever the threads).
   constexpr int kBlock = 16;
+#pragma omp parallel for schedule(static) if (static_cast <long>(tokens) * c >= 65536)
   for (int i0 = 0; i0 < c; i0 += kBlock) {
     const int width = std::min(kBlock, c - i0);
     std::array<double, kBlock> dw{}, db{};

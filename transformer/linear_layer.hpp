@@ -40,13 +40,29 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
 }
 
 // Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten, if non-null), dW += dout xᵀ,
-// db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements.
+// db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements. With many more outputs
+// than tokens (a vocabulary head over a few scored positions) dW is split by output rows instead,
+// each chunk one product over every token, with no partial sums to add.
 template <class T>
 void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
                      int tokens, int c, int oc, T* scratch) {
   ConstMatrixMap<T> w_t(weight, c, oc);
   ConstMatrixMap<T> x(in, c, tokens);
   ConstMatrixMap<T> dy(dout, oc, tokens);
+  if (oc >= 4 * tokens) {
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [begin, count] = token_chunk(k, tokens);
+      if (din && count > 0)
+        MatrixMap<T>(din, c, tokens).middleCols(begin, count).noalias() =
+            w_t * dy.middleCols(begin, count);  // (C, OC)(OC, n_k)
+      const auto [row, rows] = token_chunk(k, oc);
+      MatrixMap<T>(dweight, c, oc).middleCols(row, rows).noalias() +=
+          x * dy.middleRows(row, rows).transpose();  // (C, N)(N, oc_k)
+    }
+    if (dbias) add_token_sums(dbias, dout, oc, tokens);
+    return;
+  }
   const std::size_t block = static_cast<std::size_t>(c) * oc;
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < kTokenChunks; ++k) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "transformer/attention_layout.hpp"
+#include "transformer/shifted_exponential.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
@@ -45,18 +46,17 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
-      MatrixMap<T> s(work, rows, keys);
+      RowMatrixMap<T> s(work, rows, keys);
       s.noalias() =
           scale * (q.middleCols(i0, rows).transpose() * k.leftCols(keys));  // (rows, keys)
       for (int r = 0; r < rows; ++r) {
         const int n = attended_keys(len, i0 + r, causal);
-        auto row = s.row(r).head(n);
-        const T shift = row.maxCoeff();  // constant in backward: softmax is shift-invariant
-        row.array() = (row.array() - shift).exp();
-        double total = 0.0;
-        for (int j = 0; j < n; ++j) total += s(r, j);
-        row /= static_cast<T>(total);
-        s.row(r).tail(keys - n).setZero();
+        T* row = s.row(r).data();
+        const T shift = *std::max_element(row, row + n);  // constant in backward (shift-invariant)
+        const double total = shifted_exponential(row, row, n, shift);
+        const T inverse = static_cast<T>(1.0 / total);
+        for (int j = 0; j < n; ++j) row[j] *= inverse;
+        std::fill(row + n, row + keys, T(0));
         lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = static_cast<T>(shift + std::log(total));
       }
       o.middleCols(i0, rows).noalias() = v.leftCols(keys) * s.transpose();  // (d_head, rows)
@@ -93,13 +93,13 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
       const auto v = v_all.leftCols(keys);
       auto dk = dk_all.leftCols(keys);
       auto dv = dv_all.leftCols(keys);
-      MatrixMap<T> p(work, rows, keys), ds(work + std::size_t(rows) * keys, rows, keys);
+      RowMatrixMap<T> p(work, rows, keys), ds(work + std::size_t(rows) * keys, rows, keys);
       p.noalias() = scale * (q.middleCols(i0, rows).transpose() * k);  // recompute s (rows, keys)
       for (int r = 0; r < rows; ++r) {
         const int n = attended_keys(len, i0 + r, causal);
-        p.row(r).head(n).array() =
-            (p.row(r).head(n).array() - lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]).exp();
-        p.row(r).tail(keys - n).setZero();
+        T* row = p.row(r).data();
+        shifted_exponential(row, row, n, lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]);
+        std::fill(row + n, row + keys, T(0));
       }
       dv.noalias() += d_o.middleCols(i0, rows) * p;             // (d_head, rows)(rows, keys)
       ds.noalias() = d_o.middleCols(i0, rows).transpose() * v;  // dp (rows, keys)

@@ -18,6 +18,9 @@ template <class T>
 using MatrixMap = Eigen::Map<Matrix<T>>;
 template <class T>
 using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+// A row-major tile, e.g. attention scores with one contiguous row per query.
+template <class T>
+using RowMatrixMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 template <class T>
 using VectorMap = Eigen::Map<Vector<T>>;
 template <class T>
@@ -44,11 +47,12 @@ typename V::Scalar ordered_dot(const V& x, const W& y) {
   return s;
 }
 
-// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double (blocks of 16 channels,
-// tokens inner, so memory is read in order).
+// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double (blocks of 16 channels in
+// parallel, tokens inner, so memory is read in order and each sum runs in token order).
 template <class T>
 void add_token_sums(T* sums, const T* x, int c, int tokens) {
   constexpr int kBlock = 16;
+#pragma omp parallel for schedule(static) if (static_cast <long>(tokens) * c >= 65536)
   for (int i0 = 0; i0 < c; i0 += kBlock) {
     const int width = std::min(kBlock, c - i0);
     std::array<double, kBlock> acc{};

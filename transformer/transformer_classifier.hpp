@@ -100,6 +100,7 @@ class TransformerClassifier {
   std::vector<LayerActivations> layer_acts_;
   T *embedding_, *embedding_mask_, *drop_embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *pooled_,
       *logits_, *probs_;
+  double* row_loss_;  // cross-entropy terms of the rows (B)
   std::vector<T> backward_scratch_;
   T *d_residual_, *d_a_, *d_b_, *d_ff_a_, *d_ff_b_, *d_qkv_, *d_pooled_, *d_logits_;
   std::vector<T> linear_scratch_;  // per-chunk weight gradients of the linear layers

@@ -180,6 +180,7 @@ void TransformerClassifier<T>::allocate_activations() {
     pooled_ = take(C * B);
     logits_ = take(K * B);
     probs_ = take(K * B);
+    row_loss_ = take_double(B);
   };
   plan();
   activations_.assign(count, T(0));
@@ -281,7 +282,7 @@ double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training,
   layer_norm_forward(lnf_, lnf_mean_, lnf_rstd_, top, param(lnf_w_), param(lnf_b_), N, C);
   mean_pooling_forward(pooled_, lnf_, batch.lengths, B, L, C);              // (C, B)
   linear_forward(logits_, pooled_, param(cls_w_), param(cls_b_), B, C, K);  // (K, B)
-  return cross_entropy_forward(probs_, logits_, batch.labels, B, K);
+  return cross_entropy_forward(probs_, logits_, batch.labels, B, K, row_loss_);
 }
 
 template <class T>

@@ -122,6 +122,7 @@ class TransformerDecoder {
   std::vector<double> activations_double_;
   std::vector<LayerActivations> layer_acts_;
   T *embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *gathered_, *logits_, *probs_;
+  double* row_loss_;  // cross-entropy terms of the scored positions (S)
   std::vector<int> scored_positions_, scored_targets_, full_lengths_;
   int scored_count_ = 0;
   std::vector<T> backward_scratch_;

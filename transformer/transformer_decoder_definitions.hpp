@@ -183,6 +183,7 @@ void TransformerDecoder<T>::allocate_activations() {
     gathered_ = take(C * S);
     logits_ = take(V * S);
     probs_ = take(V * S);
+    row_loss_ = take_double(S);
   };
   plan();
   activations_.assign(count, T(0));
@@ -318,7 +319,7 @@ double TransformerDecoder<T>::forward(const DecoderBatch& batch) {
   linear_forward(logits_, gathered_, param(head_w_), param(head_b_), scored_count_, C,
                  V);  // (V, S)
   return cross_entropy_forward(probs_, logits_, batch.targets ? scored_targets_.data() : nullptr,
-                               scored_count_, V);
+                               scored_count_, V, row_loss_);
 }
 
 template <class T>

@@ -126,8 +126,10 @@ TEST(TransformerLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
   const int B = 3, K = 4;
   auto z = random_vector(K * B, 16, 3.0);
   const int labels[B] = {2, 0, 3};
-  std::vector<double> p(K * B), dz(K * B);
-  auto loss = [&] { return cross_entropy_forward(p.data(), z.data(), labels, B, K); };
+  std::vector<double> p(K * B), dz(K * B), row_loss(B);
+  auto loss = [&] {
+    return cross_entropy_forward(p.data(), z.data(), labels, B, K, row_loss.data());
+  };
   loss();
   cross_entropy_backward(dz.data(), p.data(), labels, B, K);
   expect_gradient(z, dz, loss, "dlogits");

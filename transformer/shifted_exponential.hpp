@@ -1,0 +1,38 @@
+#pragma once
+// The exponentials of a softmax row, out_j = exp(z_j − shift), and their sum, vectorised and in an
+// order that depends on n alone: xsimd's exp on full registers from the row's first element (the
+// last partial register through a padded copy), so that each value is the same wherever the row
+// lies in memory; the sum by interleaved_sum.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include "transformer/interleaved_sum.hpp"
+
+namespace cpm {
+
+// out_j = exp(z_j − shift), j < n (out may equal z); returns Σ_j out_j (interleaved_sum).
+template <class T>
+double shifted_exponential(T* out, const T* z, std::ptrdiff_t n, T shift) {
+  using Batch = xsimd::batch<T>;
+  constexpr std::ptrdiff_t width = Batch::size;
+  const Batch s(shift);
+  std::ptrdiff_t j = 0;
+  for (; j + width <= n; j += width)
+    xsimd::exp(Batch::load_unaligned(z + j) - s).store_unaligned(out + j);
+  if (j < n) {
+    alignas(64) T tail[width];
+    std::fill_n(tail, width, -std::numeric_limits<T>::infinity());
+    std::copy(z + j, z + n, tail);
+    xsimd::exp(Batch::load_aligned(tail) - s).store_aligned(tail);
+    std::copy_n(tail, n - j, out + j);
+  }
+  return interleaved_sum(out, n);
+}
+
+}  // namespace cpm
