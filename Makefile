@@ -1,7 +1,7 @@
 # The two commands of the README, and a few more. Everything else is CMake.
 #   make run       installs what is missing, builds the cpm command alone, runs the default study
 #   make test      the same set-up, then every test (builds the tests first)
-#   make install   installs cpm into PREFIX (default /usr/local): see README, "Installing"
+#   make install   installs cpm into PREFIX (default /usr/local): see docs/guide/installing.md
 #   make sanitize  every test built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz      every reader fuzzed for FUZZ_SECONDS each (default 60): scripts/fuzz.sh
 BUILD_DIR ?= build

@@ -63,6 +63,8 @@ Command kernel_command();
 Command features_command();
 Command ldp_command();
 Command converge_command();
-std::vector<Command> train_commands();  // train, eval, predict
+Command train_command();
+Command eval_command();
+Command predict_command();
 
 }  // namespace cpm::app

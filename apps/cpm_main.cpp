@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
   add_command(app, cpm::app::features_command());
   add_command(app, cpm::app::ldp_command());
   add_command(app, cpm::app::converge_command());
-  for (cpm::app::Command& command : cpm::app::train_commands())
-    add_command(app, std::move(command));
+  add_command(app, cpm::app::train_command());
+  add_command(app, cpm::app::eval_command());
+  add_command(app, cpm::app::predict_command());
   if (const char* name = unknown_command(app, argc, argv)) {
     std::cerr << "cpm: unknown command '" << name << "' (commands: " << command_names(app)
               << "; cpm --help describes them)\n";

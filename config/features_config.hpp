@@ -1,5 +1,5 @@
 #pragma once
-// The configuration of `cpm features` (README: cpm features): which frequency generators
+// The configuration of `cpm features` (docs/guide/features.md): which frequency generators
 // (features/feature_generator.hpp) approximate the Gaussian kernel, in which dimensions and at
 // which feature counts, on which points.
 #include <Eigen/Dense>

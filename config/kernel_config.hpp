@@ -1,5 +1,6 @@
 #pragma once
-// The configuration of `cpm kernel`, parsed once from TOML into plain structs (README: cpm kernel).
+// The configuration of `cpm kernel`, parsed once from TOML into plain structs
+// (docs/guide/kernel.md).
 #include <Eigen/Dense>
 #include <cstdint>
 #include <limits>

@@ -1,7 +1,7 @@
 #pragma once
 // The configuration of the recall study (`cpm train` with [data] dataset = "associative_retrieval"
 // or "mqar"), parsed once from TOML into plain structs. Every parameter of the two anchors is a
-// key; docs/model.md §2 ("Recall tasks") and the README list them.
+// key; docs/model.md §2 ("Recall tasks") and docs/guide/train.md list them.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -25,10 +25,6 @@ TomlReader TomlReader::parse(const std::string& text, const std::string& source)
   }
 }
 
-TomlReader TomlReader::parse_file(const std::string& path) {
-  return parse(read_text_file(path), path);
-}
-
 void TomlReader::fail(const std::string& key, const std::string& reason) const {
   throw InputError(*source_ + ": " + full(key) + ": " + reason);
 }

@@ -20,7 +20,6 @@ class TomlReader {
  public:
   // Parses TOML text; `source` names the file in error messages.
   static TomlReader parse(const std::string& text, const std::string& source);
-  static TomlReader parse_file(const std::string& path);
 
   bool has(const std::string& key) const;
   double number(const std::string& key, std::optional<double> fallback = {});

@@ -56,7 +56,7 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
 
 namespace {
 
-// What a system spread over ranks can run so far (docs/distributed.md §6).
+// What a system spread over ranks can run so far (docs/distributed.md §8).
 std::unique_ptr<InteractionSum> make_spread_interaction_sum(const ParticleSystemSpec& spec) {
   const std::string ranks = " on " + std::to_string(spec.ranks.size()) + " MPI ranks";
   if (spec.dynamics.integrator != "langevin")

@@ -1,5 +1,5 @@
 #pragma once
-// The H5MD 1.1 layout of a cpm run file (README: "Output files"), shared by writer and reader.
+// The H5MD 1.1 layout of a cpm run file (docs/guide/output.md), shared by writer and reader.
 //
 //   h5md                 +-- version [1, 1];  author (+-- name);  creator (+-- name, version,
 //                        git_describe, compiler, instruction_set, libraries)

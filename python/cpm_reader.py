@@ -16,8 +16,8 @@ Needs h5py, numpy and pandas (Debian: python3-h5py python3-numpy python3-pandas)
     table = cpm_reader.load_table("out/convergence.h5")      # DataFrame (also .csv files)
     tables = cpm_reader.load_tables("out/ldp.h5")             # {"tails": ..., "statistics": ...}
 
-The layout of run.h5 (H5MD 1.1 with cpm's fields and checkpoint groups) is described in the
-README ("Output files"); study tables are compound datasets <name>/table, one field per column
+The layout of run.h5 (H5MD 1.1 with cpm's fields and checkpoint groups) is described in
+docs/guide/output.md; study tables are compound datasets <name>/table, one field per column
 (files of cpm 0.1 hold a 2D array with the column names in the attribute `columns`; both are
 read).
 """

@@ -24,9 +24,8 @@ class ActiveConstraints {
   const Domain& domain() const { return domain_; }
   // Whether particle k is held on the wall (box: in at least one coordinate).
   bool active(Eigen::Index k) const { return !active_.empty() && active_[k]; }
-  // Ball: the unit outward normal of particle k and μ_k = −G_k·n_k (zero when k is free).
+  // Ball: the unit outward normal n_k of particle k.
   const Eigen::MatrixXd& normals() const { return normals_; }
-  const Eigen::VectorXd& pressure() const { return pressure_; }
   // Box: whether coordinate a of particle k is held.
   bool held(Eigen::Index k, Eigen::Index a) const { return held_(k, a) != 0; }
   // The d × d orthogonal projection onto particle k's allowed motions: I − n_k n_kᵀ on a ball's

@@ -38,6 +38,7 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
   state_.assign(particles.positions.data(), particles.positions.data() + n_ * d_);
   auto system = [this](const State& s, State& ds, double) { rhs(s, ds); };
   int consecutive_failures = 0;
+  start_advance();
   while (time_ < t_end) {
     double dt = std::min(dt_, t_end - time_);
     const bool clipped = dt < dt_;  // shortened only to land on t_end
@@ -70,13 +71,14 @@ void GradientFlowIntegrator::advance_to(Particles& particles, double t_end) {
       consecutive_failures = 0;
       if (!clipped) dt_ = dt;
       report(time_, dt, accepted_steps_);
+      if (time_ < t_end && stop_due()) break;
     } else {
       if (++consecutive_failures > 500)
         throw std::runtime_error("gradient flow: step size control failed");
       dt_ = dt;
     }
   }
-  time_ = t_end;
+  if (!stopped()) time_ = t_end;
   particles.positions = Eigen::Map<const Eigen::MatrixXd>(state_.data(), n_, d_);
 }
 

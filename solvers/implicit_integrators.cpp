@@ -113,6 +113,7 @@ void ImplicitGradientFlowIntegrator::advance_to(Particles& particles, double t_e
   drift_valid_ = false;
   const bool fixed = parameters_.fixed_step > 0.0;
   int rejections = 0;
+  start_advance();
   while (time_ < t_end) {
     const double h = std::min(h_, t_end - time_);
     const bool clipped = h < h_;
@@ -130,6 +131,7 @@ void ImplicitGradientFlowIntegrator::advance_to(Particles& particles, double t_e
         h_ = h * std::clamp(error > 0.0 ? kSafety * std::pow(error, -kErrorExponent) : kMaxFactor,
                             kMinFactor, kMaxFactor);
       report(time_, h, accepted_steps_);
+      if (time_ < t_end && stop_due()) return;
     } else {
       ++rejected_steps_;
       if (++rejections > kMaxRejections)
@@ -199,9 +201,11 @@ void ImplicitLangevinIntegrator::step(Particles& particles) {
 
 void ImplicitLangevinIntegrator::advance_to(Particles& particles, double t) {
   const auto target = static_cast<std::uint64_t>(std::llround(t / parameters_.step));
+  start_advance();
   while (steps_ < target) {
     step(particles);
     report(time(), parameters_.step, steps_);
+    if (steps_ < target && stop_due()) return;
   }
 }
 

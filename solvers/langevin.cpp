@@ -43,12 +43,14 @@ void LangevinIntegrator::step(Particles& particles) {
 void LangevinIntegrator::advance_to(Particles& particles, double t) {
   // Step count is rounded so that output times that are multiples of η are hit exactly.
   const auto target = static_cast<std::uint64_t>(std::llround(t / parameters_.step));
+  start_advance();
   while (steps_ < target) {
     {
       const GovernedStep governed(governor_);
       step(particles);
     }
     report(time(), parameters_.step, steps_);
+    if (steps_ < target && stop_due()) return;
   }
 }
 

@@ -44,13 +44,30 @@ class ParticleIntegrator {
   // progress line between output times installs one). Keep it cheap: it runs once per step.
   void set_observer(IntegratorObserver observer) { observer_ = std::move(observer); }
 
+  // Asked after every step that leaves advance_to short of its t (a prompt stop: a runner asks
+  // whether a stop signal came). When it answers true, advance_to returns at that step, stopped()
+  // is true and time() is where it stopped; the state saved there continues bit for bit. A
+  // minimiser is not asked: it stops only once it has converged.
+  void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
+  // Whether the last advance_to returned early at a stop check.
+  bool stopped() const { return stopped_; }
+
  protected:
   void report(double time, double step, std::uint64_t steps, double residual = -1.0) const {
     if (observer_) observer_({time, step, steps, residual});
   }
+  // Called by advance_to before its first step.
+  void start_advance() { stopped_ = false; }
+  // Called by advance_to after a step that did not reach t: true when it must return now.
+  bool stop_due() {
+    stopped_ = stop_check_ && stop_check_();
+    return stopped_;
+  }
 
  private:
   IntegratorObserver observer_;
+  std::function<bool()> stop_check_;
+  bool stopped_ = false;
 };
 
 // The entry `name` of `state`, or std::invalid_argument naming it.

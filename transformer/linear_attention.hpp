@@ -27,13 +27,6 @@ struct LinearAttentionCache {
   double* kv;              // (m, d_head) each: Σ_j φ(k_j) v_jᵀ
   double* z;               // (m) each: Σ_j φ(k_j)
   T* inverse_denominator;  // (L) each
-
-  static std::size_t t_count(int bh, int m, int length) {
-    return 2 * std::size_t(bh) * m * length + std::size_t(bh) * length;
-  }
-  static std::size_t double_count(int bh, int m, int head_size) {
-    return std::size_t(bh) * m * (head_size + 1);
-  }
 };
 
 // Per-thread scratch of the linear attention, in elements of T.

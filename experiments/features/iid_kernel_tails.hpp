@@ -21,8 +21,6 @@ class IidKernelTails {
   double mcdiarmid_factor() const { return mcdiarmid_factor_; }
   // The bound exp(−N (δ − (E f²)^{1/2})₊² ‖K‖²_F / (2n²)) on P(f > δ), at most 1.
   double tail_bound(double n_features, double delta) const;
-  // Its rate as N → ∞ at fixed δ: δ² ‖K‖²_F / (2n²).
-  double limit_rate(double delta) const { return 0.5 * mcdiarmid_factor_ * delta * delta; }
 
  private:
   double scaled_mean_square_ = 0.0, mcdiarmid_factor_ = 0.0;

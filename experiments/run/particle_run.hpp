@@ -15,9 +15,11 @@ class ParticleRun final : public RunSystem {
  public:
   explicit ParticleRun(const RunConfig& config, RankGroup ranks = {});
 
-  void advance_to(double t) override {
-    system_.integrator->advance_to(particles_, t);
-    time_ = t;
+  double advance_to(double t) override {
+    ParticleIntegrator& integrator = *system_.integrator;
+    integrator.advance_to(particles_, t);
+    time_ = integrator.stopped() ? integrator.time() : t;
+    return time_;
   }
   void restore(const Checkpoint& checkpoint) override;
   IntegratorState save_state() const override { return system_.integrator->save_state(); }

@@ -50,6 +50,9 @@ struct RunFiles {
 }  // namespace
 
 void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run) {
+  // SIGINT/SIGTERM: stop at the next particle step. Installed on every rank before the first
+  // agreement, so a signal to the ranks once the run's files exist never finds one without it.
+  const StopRequestHandler stop_handler;
   const RankGroup& ranks = run.ranks();
   double start = 0.0;
   ranks.agree([&] {
@@ -81,9 +84,10 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
                                            " steps=" + std::to_string(p.steps));
     });
   Eigen::MatrixXd drift, gathered_positions, gathered_drift;
-  const StopRequestHandler stop_handler;  // SIGINT/SIGTERM: stop after the next frame
-  for (const double t : output_times(config.dynamics, start)) {
-    run.advance_to(t);
+  // Asked after every step on every rank (the ranks step together): all stop at the same step.
+  integrator.set_stop_check([&] { return ranks.max(stop_signal()) != 0; });
+  for (const double output_time : output_times(config.dynamics, start)) {
+    const double t = run.advance_to(output_time);
     const bool finite = ranks.all(run.particles().positions.allFinite());
     ranks.agree([&] {
       if (!finite && ranks.first())
@@ -118,6 +122,7 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
     ranks.agree([&] {
       if (signal != 0 && t < config.dynamics.t_end && ranks.first()) {
         integrator.set_observer({});
+        integrator.set_stop_check({});
         throw StopRequested(
             signal, "run.h5 holds every frame up to t = " + format_number(t) +
                         "; continue with: " + (ranks.spread() ? "mpirun " : "") + "cpm run" +
@@ -127,6 +132,7 @@ void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run
     });
   }
   integrator.set_observer({});
+  integrator.set_stop_check({});
   if (!files) return;
   const auto* minimizer = dynamic_cast<const MinimizerIntegrator*>(&integrator);
   const std::string summary = minimizer ? write_minimization_report(*minimizer, dir) + " " : "";

@@ -2,7 +2,9 @@
 // The one loop of `cpm run`, shared by the particle-only run and the side-by-side run with the grid
 // solver: restore from a checkpoint if asked, prepare the output folder, write run_info.txt, then
 // at every output time advance, check that the particles stayed finite, record a row of the table,
-// write the frame (run.h5, run.pvd) and report progress, and finally draw the figures. Inside an
+// write the frame (run.h5, run.pvd) and report progress, and finally draw the figures. A stop
+// signal (SIGINT/SIGTERM) is answered at the next particle step: the loop writes a last frame at
+// that time, whose checkpoint `--restart` continues from, and throws StopRequested. Inside an
 // output interval the progress line shows, every few seconds, the integrator's time, step size and
 // steps (a minimiser's iterations and projected-gradient norm). A system spread over MPI ranks
 // (RunSystem::ranks) runs the loop on every rank; the first rank writes the files from the
@@ -32,7 +34,9 @@ class RunSystem {
  public:
   virtual ~RunSystem() = default;
 
-  virtual void advance_to(double t) = 0;
+  // Advances to t, or less far when the particle integrator's stop check (set by the loop)
+  // answers true: returns the time reached.
+  virtual double advance_to(double t) = 0;
   // Continues from a checkpoint of the same configuration, and the state a checkpoint stores.
   virtual void restore(const Checkpoint& checkpoint) = 0;
   virtual IntegratorState save_state() const = 0;

@@ -139,9 +139,14 @@ IntegratorState SideBySideRun::save_state() const {
   return state;
 }
 
-void SideBySideRun::advance_to(double t) {
-  system_.integrator->advance_to(particles_, t);
-  solver_->advance_to(t);
+double SideBySideRun::advance_to(double t) {
+  ParticleIntegrator& integrator = *system_.integrator;
+  integrator.advance_to(particles_, t);
+  // Stopped early, the grid lands on the particles' time with a shortened step: the continued
+  // run's grid then differs from an uninterrupted one by the scheme's time-step error.
+  const double reached = integrator.stopped() ? integrator.time() : t;
+  solver_->advance_to(reached);
+  return reached;
 }
 
 std::string SideBySideRun::info() const {

@@ -38,7 +38,7 @@ class SideBySideRun final : public RunSystem {
   IntegratorState save_state() const override;
 
   // Advances the particles and the grid solver to time t ≥ time().
-  void advance_to(double t) override;
+  double advance_to(double t) override;
   double time() const { return solver_->time(); }
 
   // The names of the values measure() returns, in order; "w1" and "w2" only when d = 1.

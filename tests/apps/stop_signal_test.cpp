@@ -1,6 +1,7 @@
-// A clean stop: SIGTERM during `cpm run` finishes the output interval it is in, keeps every
-// frame, prints one line saying how to continue and exits with 128 + 15; the restart from that
-// run.h5 ends bit for bit where an uninterrupted run ends. A second signal stops at once. During
+// A clean stop: SIGTERM during `cpm run` stops it at the next particle step with a last frame
+// there, keeps every frame, prints one line saying how to continue and exits with 128 + 15; the
+// restart from that run.h5 ends bit for bit where an uninterrupted run ends. A second signal
+// stops at once (a minimisation, which is not stopped between its iterations). During
 // `cpm ldp` and `cpm converge` the replicas under way finish and the finished ones are saved; the
 // restart writes the tables an uninterrupted study writes, byte for byte. During `cpm train` the
 // step under way finishes and the model and optimiser state are saved; `--restart` ends with the
@@ -41,6 +42,11 @@ std::string config(const std::filesystem::path& out, int n = 400, int outputs = 
          std::to_string(outputs) + "\n[output]\ndirectory = \"" + out.string() + "\"\n";
 }
 
+// Particles of a run of about five seconds on one core (config's 4,000 steps), and of a
+// minimisation of a few seconds.
+constexpr int kLongRunParticles = 3000;
+constexpr int kMinimisedParticles = 3000;
+
 // Starts `cpm <command> <toml>` (with --quiet unless `progress`) with standard error into `err`;
 // returns its pid.
 pid_t start_cpm(const std::string& command, const std::filesystem::path& toml,
@@ -78,19 +84,43 @@ bool wait_for_text(const std::filesystem::path& file, const std::string& text) {
   return read_file(file).find(text) != std::string::npos;
 }
 
-TEST(StopSignal, SigtermStopsCleanlyAndTheRunContinuesBitForBit) {
-  const auto dir = fresh_directory("stop_sigterm");
-  write_file(dir / "stopped.toml", config(dir / "stopped"));
+// Runs dir/stopped.toml, sends SIGTERM `delay` after its loop started, expects exit 128 + 15 and
+// returns the run's standard error.
+std::string sigterm_run_after(const std::filesystem::path& dir, std::chrono::milliseconds delay) {
   const pid_t pid = start_run(dir / "stopped.toml", dir / "err.txt");
-  ASSERT_GT(pid, 0);
-  ASSERT_TRUE(wait_for(dir / "stopped" / "run_info.txt"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_GT(pid, 0);
+  EXPECT_TRUE(wait_for(dir / "stopped" / "run_info.txt"));
+  std::this_thread::sleep_for(delay);
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);
   const std::string err = read_file(dir / "err.txt");
-  ASSERT_TRUE(WIFEXITED(status)) << err;
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << err;
+  return err;
+}
+
+// Runs `whole_config` (the stopped run's configuration writing to dir/whole) uninterrupted and
+// the restart from dir/stopped/run.h5; expects both to end on the same step with the same bits,
+// and returns the continued run.
+H5mdRun expect_restart_ends_as_the_whole_run(const std::filesystem::path& dir,
+                                             const std::string& whole_config) {
+  write_file(dir / "whole.toml", whole_config);
+  EXPECT_EQ(run_cpm("run " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
+  const auto continued =
+      run_cpm("run " + (dir / "stopped.toml").string() + " --quiet --restart " +
+              (dir / "stopped" / "run.h5").string() + " --output " + (dir / "continued").string());
+  EXPECT_EQ(continued.exit_code, 0) << continued.standard_error;
+  const H5mdRun whole = read_h5md((dir / "whole" / "run.h5").string());
+  const H5mdRun rest = read_h5md((dir / "continued" / "run.h5").string());
+  EXPECT_EQ(whole.position_clock.step.back(), rest.position_clock.step.back());
+  EXPECT_TRUE(whole.positions.back() == rest.positions.back());
+  return rest;
+}
+
+TEST(StopSignal, SigtermStopsCleanlyAndTheRunContinuesBitForBit) {
+  const auto dir = fresh_directory("stop_sigterm");
+  write_file(dir / "stopped.toml", config(dir / "stopped"));
+  const std::string err = sigterm_run_after(dir, std::chrono::milliseconds(200));
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_NE(err.find("stopped by SIGTERM; run.h5 holds every frame up to t = "), std::string::npos)
       << err;
@@ -99,21 +129,32 @@ TEST(StopSignal, SigtermStopsCleanlyAndTheRunContinuesBitForBit) {
   const H5mdRun stopped = read_h5md((dir / "stopped" / "run.h5").string());
   ASSERT_FALSE(stopped.positions.empty());
   EXPECT_LT(stopped.position_clock.time.back(), 4.0);
+  expect_restart_ends_as_the_whole_run(dir, config(dir / "whole"));
+}
 
-  write_file(dir / "whole.toml", config(dir / "whole"));
-  ASSERT_EQ(run_cpm("run " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
-  const auto continued =
-      run_cpm("run " + (dir / "stopped.toml").string() + " --quiet --restart " +
-              (dir / "stopped" / "run.h5").string() + " --output " + (dir / "continued").string());
-  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
-  const H5mdRun whole = read_h5md((dir / "whole" / "run.h5").string());
-  const H5mdRun rest = read_h5md((dir / "continued" / "run.h5").string());
-  EXPECT_EQ(whole.position_clock.step.back(), rest.position_clock.step.back());
-  EXPECT_TRUE(whole.positions.back() == rest.positions.back());
+// One output interval of seconds: SIGTERM two seconds in stops the run at the step under way,
+// not at the interval's end (the last frame lies strictly inside it), and the restart from that
+// frame ends bit for bit where the uninterrupted run ends.
+TEST(StopSignal, SigtermInsideALongOutputIntervalStopsAtTheNextStep) {
+  const auto dir = fresh_directory("stop_prompt");
+  const double t_end = 4.0;
+  write_file(dir / "stopped.toml", config(dir / "stopped", kLongRunParticles, 1));
+  const std::string err = sigterm_run_after(dir, std::chrono::seconds(2));
+  const H5mdRun stopped = read_h5md((dir / "stopped" / "run.h5").string());
+  ASSERT_EQ(stopped.positions.size(), 2u) << err;  // t = 0 and the stop
+  const double stop_time = stopped.position_clock.time.back();
+  EXPECT_GT(stop_time, 0.0);
+  EXPECT_LT(stop_time, t_end);
+  EXPECT_NE(err.find("run.h5 holds every frame up to t = "), std::string::npos) << err;
+  const H5mdRun rest =
+      expect_restart_ends_as_the_whole_run(dir, config(dir / "whole", kLongRunParticles, 1));
+  ASSERT_FALSE(rest.position_clock.time.empty());
+  EXPECT_EQ(rest.position_clock.time.front(), stop_time);
+  std::filesystem::remove_all(dir);
 }
 
 // A run spread over MPI ranks: SIGTERM to the ranks (what a batch system's cancel sends; Open
-// MPI's mpirun itself kills its ranks on SIGTERM) stops every rank after the same frame, the first
+// MPI's mpirun itself kills its ranks on SIGTERM) stops every rank at the same step, the first
 // rank saying how to continue; the run continues on another rank count to the particles of an
 // uninterrupted run (to rounding: the sums run in another order over ranks).
 TEST(StopSignal, SigtermToTheRanksStopsASpreadRunThatContinuesOnAnotherRankCount) {
@@ -184,12 +225,15 @@ TEST(StopSignal, SigtermToTheRanksStopsASpreadRunThatContinuesOnAnotherRankCount
 }
 
 TEST(StopSignal, ASecondSignalStopsAtOnce) {
-  // One output interval of 4,000 steps (seconds): the first signal would wait for its end.
+  // A minimisation of seconds: the first signal would wait for it to converge.
   const auto dir = fresh_directory("stop_twice");
-  write_file(dir / "run.toml", config(dir / "out", 2000, 1));
+  std::string minimise = config(dir / "out", kMinimisedParticles, 1);
+  minimise.replace(minimise.find("beta = 50.0\nstep = 1e-3"), 23,
+                   "beta = \"inf\"\nintegrator = \"minimize\"");
+  write_file(dir / "run.toml", minimise);
   const pid_t pid = start_run(dir / "run.toml", dir / "err.txt", true);
   ASSERT_GT(pid, 0);
-  ASSERT_TRUE(wait_for_text(dir / "err.txt", "t=0 "));  // past the frame at t = 0
+  ASSERT_TRUE(wait_for(dir / "out" / "run_info.txt"));  // minimising
   kill(pid, SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   kill(pid, SIGTERM);
