@@ -13,7 +13,7 @@ Command features_command() {
   struct Options {
     std::string config;
     std::string output;
-    FeatureStudyOptions study;
+    CommandOptions study;
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();

@@ -12,7 +12,7 @@ Command kernel_command() {
   struct Options {
     std::string config;
     std::string output;
-    KernelStudyOptions study;
+    CommandOptions study;
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();

@@ -18,7 +18,7 @@ namespace cpm::app {
 Command run_command() {
   struct Options {
     std::string config;
-    RunOptions run;
+    CommandOptions run;
     std::string output;
     bool print_default = false, quiet = false;
   };

@@ -14,7 +14,7 @@ namespace cpm::app {
 Command train_command() {
   struct Options {
     std::string config, output;
-    TrainOptions train;
+    CommandOptions train;
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();

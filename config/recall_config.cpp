@@ -124,12 +124,6 @@ RecallVariant parse_recall_variant(const std::string& name) {
 
 namespace {
 
-int at_least_zero(TomlReader& r, const std::string& key, int fallback) {
-  const auto v = r.integer(key, fallback);
-  require(r, v >= 0, key, "must be at least 0");
-  return static_cast<int>(v);
-}
-
 std::vector<int> positive_list(TomlReader& r, const std::string& key,
                                const std::vector<int>& fallback) {
   std::vector<double> given = r.numbers(key, std::vector<double>(fallback.begin(), fallback.end()));
@@ -161,9 +155,9 @@ void read_data(TomlReader r, RecallTaskConfig& t) {
       }
     }
   } else {
-    t.key_symbols = at_least_zero(r, "key_symbols", 0);
-    t.value_symbols = at_least_zero(r, "value_symbols", 0);
-    t.embedding = at_least_zero(r, "embedding", 0);
+    t.key_symbols = non_negative_count(r, "key_symbols", 0);
+    t.value_symbols = non_negative_count(r, "value_symbols", 0);
+    t.embedding = non_negative_count(r, "embedding", 0);
     for (int s : t.pairs) {
       try {
         validate(AssociativeRetrievalSpec{s, t.key_symbols, t.value_symbols});
@@ -186,19 +180,15 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
             "d_model = " + std::to_string(m.d_model) +
                 " is not divisible by heads = " + std::to_string(m.heads));
     m.layers = positive_count(r, "layers", m.layers);
-    m.d_ff = at_least_zero(r, "d_ff", m.d_ff);
+    m.d_ff = non_negative_count(r, "d_ff", m.d_ff);
     m.qk_tied = r.boolean("qk_tied", m.qk_tied);
-    m.short_convolution = at_least_zero(r, "short_convolution", m.short_convolution);
+    m.short_convolution = non_negative_count(r, "short_convolution", m.short_convolution);
     require(r, m.short_convolution == 0 || m.layers >= 2, "short_convolution",
             "needs at least 2 layers (the convolution takes the even layers, attention the odd)");
     m.position_embedding = r.boolean("position_embedding", m.position_embedding);
   }
   m.features = positive_list(r, "features", m.features);
-  m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
-  require(r, m.feature_epsilon >= 0.0 && m.feature_epsilon < 1.0, "feature_epsilon",
-          "must lie in [0, 1)");
-  m.particle_init = r.choice(
-      "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, m.particle_init);
+  read_particle_features(r, m);
   m.antithetic = r.boolean("antithetic", m.antithetic);
   m.bandwidths = r.numbers("bandwidths", m.bandwidths);
   require(r, !m.bandwidths.empty(), "bandwidths", "needs at least one entry");
@@ -213,17 +203,7 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
 void read_training(TomlReader r, RecallTrainingConfig& t) {
   t.steps = positive_count(r, "steps", t.steps);
   t.batch_size = positive_count(r, "batch_size", t.batch_size);
-  t.learning_rate = r.number("learning_rate", t.learning_rate);
-  require(r, t.learning_rate > 0.0 && std::isfinite(t.learning_rate), "learning_rate",
-          "must be a positive number");
-  t.warmup_steps = at_least_zero(r, "warmup_steps", t.warmup_steps);
-  t.min_learning_rate_ratio = r.number("min_learning_rate_ratio", t.min_learning_rate_ratio);
-  require(r, t.min_learning_rate_ratio >= 0.0 && t.min_learning_rate_ratio <= 1.0,
-          "min_learning_rate_ratio", "must lie in [0, 1]");
-  t.weight_decay = r.number("weight_decay", t.weight_decay);
-  require(r, t.weight_decay >= 0.0, "weight_decay", "must be ≥ 0");
-  t.clip_norm = r.number("clip_norm", t.clip_norm);
-  require(r, t.clip_norm >= 0.0, "clip_norm", "must be ≥ 0 (0: no clipping)");
+  read_optimiser(r, t);
   t.eval_every = positive_count(r, "eval_every", t.eval_every);
   t.learning_rates = r.numbers("learning_rates", std::vector<double>{t.learning_rate});
   require(r, !t.learning_rates.empty(), "learning_rates", "needs at least one entry");
@@ -232,7 +212,7 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
   t.early_stop_accuracy = r.number("early_stop_accuracy", t.early_stop_accuracy);
   require(r, t.early_stop_accuracy >= 0.0 && t.early_stop_accuracy <= 1.0, "early_stop_accuracy",
           "must lie in [0, 1] (0: no early stop)");
-  t.drop_step = at_least_zero(r, "drop_step", t.drop_step);
+  t.drop_step = non_negative_count(r, "drop_step", t.drop_step);
   require(r, t.drop_step < t.steps, "drop_step",
           "must be below steps = " + std::to_string(t.steps) + " (0: no drop)");
   t.drop_factor = r.number("drop_factor", t.drop_factor);
@@ -241,7 +221,7 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
 }
 
 void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, int head_size) {
-  p.after_steps = at_least_zero(r, "after_steps", p.after_steps);
+  p.after_steps = non_negative_count(r, "after_steps", p.after_steps);
   require(
       r, p.after_steps < c.training.steps, "after_steps",
       "must be below training.steps = " + std::to_string(c.training.steps) + " (0: half of them)");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/model_sections.hpp"
+#include "config/training_sections.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/retrieval_model.hpp"
 
@@ -70,7 +71,7 @@ struct RecallTaskConfig {
   int sizes() const { return static_cast<int>(pairs.size()); }
 };
 
-struct RecallModelConfig {
+struct RecallModelConfig : ParticleFeatureConfig {
   int d_model = 64;                     // retrieval: d_key; mqar: the residual width
   int heads = 1, layers = 2, d_ff = 0;  // mqar only
   std::vector<int> features = {64};     // D_φ of the particle maps, one arm per entry
@@ -79,9 +80,6 @@ struct RecallModelConfig {
   // layers, attention in the odd ones; 0: attention in every layer), and learned positions.
   int short_convolution = 0;
   bool position_embedding = true;
-  double feature_epsilon = 1e-6;
-  // orthogonal | gaussian | sobol | halton | coulomb (features/feature_generator.hpp)
-  std::string particle_init = "orthogonal";
   // Particles in ± pairs (ω_k and −ω_k), as the anchor's FAVOR+ with m draws and 2m features.
   bool antithetic = true;
   // The grid of bandwidths τ (FeatureMapSpec::bandwidth) every scale-sensitive linear arm runs
@@ -89,12 +87,10 @@ struct RecallModelConfig {
   std::vector<double> bandwidths = {1.0};
 };
 
-struct RecallTrainingConfig {
+struct RecallTrainingConfig : OptimiserConfig {
+  // The anchors' schedule: no warm-up, a constant rate, no weight decay, no clipping.
+  RecallTrainingConfig() : OptimiserConfig{1e-3, 0, 1.0, 0.0, 0.0} {}
   int steps = 2000, batch_size = 32;
-  double learning_rate = 1e-3;
-  int warmup_steps = 0;
-  double min_learning_rate_ratio = 1.0;  // 1: a constant rate after warm-up, as the anchors
-  double weight_decay = 0.0, clip_norm = 0.0;
   // Every arm's rate is multiplied by drop_factor after step drop_step (0: never), e.g. at Phase
   // A's step, so that the arms of the paired protocol continue from the shared checkpoint at the
   // same fine-tuning rate.

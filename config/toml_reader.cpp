@@ -33,12 +33,26 @@ void require(TomlReader& r, bool condition, const std::string& key, const std::s
   if (!condition) r.fail(key, reason);
 }
 
-int positive_count(TomlReader& r, const std::string& key, std::optional<int> fallback) {
+namespace {
+
+// An integer of at least `minimum` that fits an int.
+int count_at_least(TomlReader& r, const std::string& key, std::optional<int> fallback,
+                   int minimum) {
   const auto v = r.integer(key, fallback ? std::optional<std::int64_t>(*fallback) : std::nullopt);
-  require(r, v >= 1, key, "must be at least 1");
+  require(r, v >= minimum, key, "must be at least " + std::to_string(minimum));
   require(r, v <= std::numeric_limits<int>::max(), key,
           "must be at most " + std::to_string(std::numeric_limits<int>::max()));
   return static_cast<int>(v);
+}
+
+}  // namespace
+
+int positive_count(TomlReader& r, const std::string& key, std::optional<int> fallback) {
+  return count_at_least(r, key, fallback, 1);
+}
+
+int non_negative_count(TomlReader& r, const std::string& key, std::optional<int> fallback) {
+  return count_at_least(r, key, fallback, 0);
 }
 
 bool TomlReader::has(const std::string& key) const {

@@ -65,5 +65,7 @@ class TomlReader {
 void require(TomlReader& r, bool condition, const std::string& key, const std::string& reason);
 // An integer of at least 1 that fits an int.
 int positive_count(TomlReader& r, const std::string& key, std::optional<int> fallback = {});
+// An integer of at least 0 that fits an int.
+int non_negative_count(TomlReader& r, const std::string& key, std::optional<int> fallback = {});
 
 }  // namespace cpm

@@ -74,10 +74,7 @@ void read_model(TomlReader r, ModelConfig& m) {
     r.fail("attention", e.what());
   }
   m.qk_tied = r.boolean("qk_tied", false);
-  m.feature_epsilon = r.number("feature_epsilon", m.feature_epsilon);
-  require(r, m.feature_epsilon >= 0.0, "feature_epsilon", "must be ≥ 0");
-  m.particle_init = r.choice(
-      "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, m.particle_init);
+  read_particle_features(r, m);
   r.finish();
 }
 
@@ -85,16 +82,7 @@ void read_training(TomlReader r, TrainingConfig& t) {
   t.epochs = static_cast<int>(r.integer("epochs", t.epochs));
   require(r, t.epochs >= 0, "epochs", "must be ≥ 0");
   t.batch_size = positive_count(r, "batch_size", t.batch_size);
-  t.learning_rate = r.number("learning_rate", t.learning_rate);
-  require(r, t.learning_rate > 0.0, "learning_rate", "must be positive");
-  t.warmup_steps = static_cast<int>(r.integer("warmup_steps", t.warmup_steps));
-  require(r, t.warmup_steps >= 0, "warmup_steps", "must be ≥ 0");
-  t.min_learning_rate_ratio = r.number("min_learning_rate_ratio", t.min_learning_rate_ratio);
-  require(r, t.min_learning_rate_ratio >= 0.0 && t.min_learning_rate_ratio <= 1.0,
-          "min_learning_rate_ratio", "must lie in [0, 1]");
-  t.weight_decay = r.number("weight_decay", t.weight_decay);
-  require(r, t.weight_decay >= 0.0, "weight_decay", "must be ≥ 0");
-  t.clip_norm = r.number("clip_norm", t.clip_norm);
+  read_optimiser(r, t);
   t.seed = static_cast<std::uint64_t>(r.integer("seed", 1));
   r.finish();
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/model_sections.hpp"
+#include "config/training_sections.hpp"
 #include "transformer/model_shape.hpp"
 
 namespace cpm {
@@ -36,24 +37,16 @@ struct DataConfig {
   int pixel_levels = 16;         // Fashion-MNIST grey levels
 };
 
-struct ModelConfig {
+struct ModelConfig : ParticleFeatureConfig {
   int d_model = 64, heads = 4, layers = 2, d_ff = 128, features = 64;
   double dropout = 0.1;
   AttentionVariant variant;
   bool qk_tied = false;
-  double feature_epsilon = 1e-6;
-  // orthogonal | gaussian | sobol | halton | coulomb (features/feature_generator.hpp)
-  std::string particle_init = "orthogonal";
 };
 
-struct TrainingConfig {
+struct TrainingConfig : OptimiserConfig {  // warm-up 100 steps, cosine decay to 0.1, clip 1
   int epochs = 3;
   int batch_size = 32;
-  double learning_rate = 1e-3;
-  int warmup_steps = 100;
-  double min_learning_rate_ratio = 0.1;
-  double weight_decay = 0.01;
-  double clip_norm = 1.0;
   std::uint64_t seed = 1;
 };
 

@@ -338,7 +338,7 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
 
 }  // namespace
 
-void run_train_command(const TrainConfig& config, const TrainOptions& options) {
+void run_train_command(const TrainConfig& config, const CommandOptions& options) {
   const std::string root = config.output_directory;
   if (!config.is_experiment()) {
     const AttentionTask task = load_attention_task(config.data);              // bad data stops here

@@ -11,15 +11,10 @@
 #include "experiments/attention/attention_data.hpp"
 #include "experiments/attention/attention_evaluation.hpp"
 #include "experiments/attention/attention_phase_a.hpp"
+#include "experiments/command_options.hpp"
 #include "transformer/trainer.hpp"
 
 namespace cpm {
-
-struct TrainOptions {
-  bool overwrite = false;
-  bool progress = true;
-  std::string restart;  // a training_checkpoint.h5 to continue from (a single run only)
-};
 
 // A single training run stops cleanly on SIGINT/SIGTERM: after the step under way, the model
 // and the trainer's state go to <directory>/training_checkpoint.h5 (io/training_checkpoint.hpp)
@@ -63,7 +58,7 @@ void write_phase_a_table(const std::string& path, const std::vector<HeadAlignmen
 void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& conditions);
 
 // The whole `cpm train CONFIG` command: a single run, or the experiment of the configuration.
-void run_train_command(const TrainConfig& config, const TrainOptions& options);
+void run_train_command(const TrainConfig& config, const CommandOptions& options);
 
 // `cpm eval CONFIG [--checkpoint FILE]`: the metrics of a saved model on the configured data.
 void run_eval_command(const TrainConfig& config, const std::string& checkpoint);

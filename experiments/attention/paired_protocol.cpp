@@ -132,7 +132,7 @@ ArmResult run_control(const TrainConfig& config, const AttentionTask& task,
   return continue_arm(config, task, checkpoint, false, directory, progress);
 }
 
-void run_paired_experiment(const TrainConfig& config, const TrainOptions& options) {
+void run_paired_experiment(const TrainConfig& config, const CommandOptions& options) {
   const std::string root = config.output_directory;
   const ExperimentConfig& e = config.experiment;
   const std::vector<std::string> datasets =

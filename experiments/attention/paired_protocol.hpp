@@ -49,6 +49,6 @@ ArmResult run_control(const TrainConfig& config, const AttentionTask& task,
                       const std::string& directory, bool progress);
 
 // The whole experiment of a paired configuration.
-void run_paired_experiment(const TrainConfig& config, const TrainOptions& options);
+void run_paired_experiment(const TrainConfig& config, const CommandOptions& options);
 
 }  // namespace cpm

@@ -163,8 +163,10 @@ void write_hdf5(const std::string& path, const FeaturesStudyConfig& config,
   ParameterSet p;
   std::string methods;
   for (FeatureMethod m : {FeatureMethod::iid, FeatureMethod::orthogonal, FeatureMethod::sobol,
-                          FeatureMethod::halton, FeatureMethod::coulomb})
-    methods += (methods.empty() ? "" : ",") + feature_method_name(m);
+                          FeatureMethod::halton, FeatureMethod::coulomb}) {
+    if (!methods.empty()) methods += ',';
+    methods += feature_method_name(m);
+  }
   p.set("study.method_codes", methods);  // the `method` columns index this list
   p.set("study.sigma", config.sigma);
   p.set("study.kernel", spectral_law_name(config.law));

@@ -47,7 +47,7 @@ class ApproximationCsv {
 }  // namespace
 
 std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& config,
-                                                   const FeatureStudyOptions& options) {
+                                                   const CommandOptions& options) {
   const ApproximationPoints point_sets(config);  // reads the images before anything is written
   prepare_output_directory(config.output_directory, options.overwrite);
   const std::string dir = config.output_directory + "/";

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "config/features_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/features/kernel_approximation.hpp"
 
 namespace cpm {
-
-struct FeatureStudyOptions {
-  bool overwrite = false;
-  bool progress = true;
-};
 
 // One generated set of frequencies and how well it does.
 struct ApproximationRecord {
@@ -34,6 +30,6 @@ struct ApproximationRecord {
 };
 
 std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& config,
-                                                   const FeatureStudyOptions& options);
+                                                   const CommandOptions& options);
 
 }  // namespace cpm

@@ -131,13 +131,13 @@ void analyse_kernel_tails(const KernelConcentrationConfig& c, const Eigen::Matri
 
 KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
                                                    const KernelConcentrationConfig& c,
-                                                   bool overwrite, bool progress,
-                                                   const std::string& restart) {
+                                                   const CommandOptions& options) {
   const std::string& directory = c.features.output_directory;
-  const ReplicaRecovery recovery{"ldp", c.source, directory, restart};
+  const ReplicaRecovery recovery{"ldp", c.source, directory, options.restart};
   const int d = c.features.dims.front();
   const Eigen::MatrixXd points = ApproximationPoints(c.features).points(d, false);
-  if (mpi.is_root()) prepare_output_directory(directory, overwrite || continues_in_place(recovery));
+  if (mpi.is_root())
+    prepare_output_directory(directory, options.overwrite || continues_in_place(recovery));
   KernelConcentrationResult result;
   result.ensembles = feature_ensembles(c);
   const int per_block = c.replicas;
@@ -159,7 +159,7 @@ KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
         request.repulsion.beta = ensemble.beta_at(request.n);
         row[0] = kernel_errors(points, generate_features(request), c.features.sigma).frobenius;
       },
-      progress ? "cpm ldp" : "", recovery);
+      options.progress ? "cpm ldp" : "", recovery);
   if (!mpi.is_root()) return {};
   result.errors.assign(result.ensembles.size(), std::vector<std::vector<double>>(c.ns.size()));
   for (int id = 0; id < blocks * per_block; ++id) {

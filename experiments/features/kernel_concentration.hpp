@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/features_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/studies/replica_ensemble.hpp"
 
 namespace cpm {
@@ -59,11 +60,10 @@ struct KernelConcentrationResult {
 // Runs every replica (over MPI ranks and threads; each replica's frequencies depend on the seed
 // and its index only); on rank 0 returns the result and writes the tables and figures
 // (kernel_concentration_report.hpp); other ranks return an empty result. Stops cleanly on
-// SIGINT/SIGTERM and continues from `restart` as `cpm ldp` does.
+// SIGINT/SIGTERM and continues from `options.restart` as `cpm ldp` does.
 KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
                                                    const KernelConcentrationConfig& config,
-                                                   bool overwrite, bool progress,
-                                                   const std::string& restart = "");
+                                                   const CommandOptions& options);
 
 // Tails and speeds of result.errors (the study's analysis, on rank 0); `points` are the Gram
 // matrix's, for McDiarmid's bound.

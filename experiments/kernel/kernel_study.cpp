@@ -31,7 +31,7 @@ void write_norm_histogram(std::ostream& csv, const KernelRunResult& r, double to
 }  // namespace
 
 std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
-                                              const KernelStudyOptions& options) {
+                                              const CommandOptions& options) {
   const KernelDataSource source(config.data);  // reads data files: bad input stops here
   check_interaction_dimension(config.repulsion, source.dim(), config.source, "repulsion");
   prepare_output_directory(config.output_directory, options.overwrite);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/kernel_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/kernel/kernel_selection.hpp"
 
 namespace cpm {
@@ -19,11 +20,6 @@ struct KernelRunResult : MethodOutcome {
   std::uint64_t seed = 0;
 };
 
-struct KernelStudyOptions {
-  bool overwrite = false;
-  bool progress = true;
-};
-
 // Runs the study and writes into config.output_directory:
 //   results.csv         one row per (label noise, seed, N, method): test metrics, the choice
 //                       (γ, β, steps, l2), γ_eff, λ, drift ratios, diagnostics
@@ -33,6 +29,6 @@ struct KernelStudyOptions {
 //   diagnostics.csv     alignment and pairwise distances through the chosen run
 //   summary.csv, summary.md, accuracy_vs_n.png, diagnostics.png (see kernel_report.hpp)
 std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
-                                              const KernelStudyOptions& options);
+                                              const CommandOptions& options);
 
 }  // namespace cpm

@@ -132,7 +132,7 @@ std::string planned_key(const RecallConfig& c, const PlannedRun& p) {
 
 }  // namespace
 
-std::vector<RecallRun> run_recall_study(const RecallConfig& config, const RecallOptions& options) {
+std::vector<RecallRun> run_recall_study(const RecallConfig& config, const CommandOptions& options) {
   const std::string& dir = config.output_directory;
   const std::string fingerprint = settings_fingerprint(config);
   std::map<std::string, RecallRun> recorded;

@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "config/recall_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/recall/recall_run.hpp"
 
 namespace cpm {
 
-struct RecallOptions {
-  bool overwrite = false;
-  bool progress = true;
-  std::string restart;  // the folder of a stopped study to continue; empty: a new study
-};
-
 // Every run of the configuration, then the tables and the figure in config.output_directory.
-std::vector<RecallRun> run_recall_study(const RecallConfig& config, const RecallOptions& options);
+std::vector<RecallRun> run_recall_study(const RecallConfig& config, const CommandOptions& options);
 
 }  // namespace cpm

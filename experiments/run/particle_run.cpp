@@ -78,7 +78,7 @@ void ParticleRun::draw_figures(const std::string& dir) const {
                    "value", false);
 }
 
-void run_particles(const RunConfig& config, const RunOptions& options, const RankGroup& ranks) {
+void run_particles(const RunConfig& config, const CommandOptions& options, const RankGroup& ranks) {
   std::unique_ptr<ParticleRun> run;
   ranks.agree([&] {
     restore_fft_plans(options.restart);  // the mesh sum's FFT plans, as the run it continues

@@ -44,6 +44,7 @@ class ParticleRun final : public RunSystem {
 // Writes into config.output.directory: observables.csv (one row per output time), run.h5
 // (H5MD), run.pvd (ParaView), observables.png and run_info.txt. Over several ranks (collective)
 // the first rank writes them, from the particles gathered there at each output time.
-void run_particles(const RunConfig& config, const RunOptions& options, const RankGroup& ranks = {});
+void run_particles(const RunConfig& config, const CommandOptions& options,
+                   const RankGroup& ranks = {});
 
 }  // namespace cpm

@@ -20,7 +20,7 @@ namespace cpm {
 namespace {
 
 // run_info.txt and config.toml in the prepared output folder.
-void write_run_description(const RunConfig& config, const RunOptions& options, RunSystem& run) {
+void write_run_description(const RunConfig& config, const CommandOptions& options, RunSystem& run) {
   const std::string dir = config.output.directory + "/";
   std::ofstream(dir + "run_info.txt")
       << "config = " << config.source << "\ninteraction = " << config.interaction.kernel.describe()
@@ -36,7 +36,7 @@ void write_run_description(const RunConfig& config, const RunOptions& options, R
 
 // What the first rank writes: the table, run.h5 and run.pvd, the progress line.
 struct RunFiles {
-  RunFiles(const RunConfig& config, const RunOptions& options, RunSystem& run,
+  RunFiles(const RunConfig& config, const CommandOptions& options, RunSystem& run,
            const std::vector<std::string>& columns)
       : table(config.output.directory + "/" + run.table_name(), columns),
         output(config, run.field_grid(), options.overwrite),
@@ -49,7 +49,7 @@ struct RunFiles {
 
 }  // namespace
 
-void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run) {
+void run_loop(const RunConfig& config, const CommandOptions& options, RunSystem& run) {
   // SIGINT/SIGTERM: stop at the next particle step. Installed on every rank before the first
   // agreement, so a signal to the ranks once the run's files exist never finds one without it.
   const StopRequestHandler stop_handler;

@@ -15,18 +15,13 @@
 #include "config/run_config.hpp"
 #include "core/grid.hpp"
 #include "core/particles.hpp"
+#include "experiments/command_options.hpp"
 #include "io/h5md_reader.hpp"
 #include "parallel/rank_group.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/particle_integrator.hpp"
 
 namespace cpm {
-
-struct RunOptions {
-  bool overwrite = false;
-  bool progress = true;
-  std::string restart;  // a run.h5 to continue from (experiments/run/run_restart.hpp); empty: t = 0
-};
 
 // What a run evolves and records. Constructing one validates every input; nothing is written
 // before the loop starts.
@@ -66,7 +61,7 @@ class RunSystem {
   }
 };
 
-void run_loop(const RunConfig& config, const RunOptions& options, RunSystem& run);
+void run_loop(const RunConfig& config, const CommandOptions& options, RunSystem& run);
 
 // Plots `columns` of a run's table against time into `png` (viz/plot.hpp: a figure that cannot
 // be drawn is a warning).

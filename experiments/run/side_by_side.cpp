@@ -253,7 +253,8 @@ void SideBySideRun::draw_figures(const std::string& dir) const {
                    title + ": energy terms", "energy", false);
 }
 
-void run_side_by_side(const RunConfig& config, const RunOptions& options, const RankGroup& ranks) {
+void run_side_by_side(const RunConfig& config, const CommandOptions& options,
+                      const RankGroup& ranks) {
   std::unique_ptr<SideBySideRun> run;
   ranks.agree([&] {  // validates every input before anything is written
     restore_fft_plans(options.restart);

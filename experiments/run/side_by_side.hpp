@@ -93,7 +93,7 @@ class SideBySideRun final : public RunSystem {
 // Runs the study into config.output.directory (or continues it from options.restart):
 // side_by_side.csv (one row per output time, the columns of SideBySideRun), run.h5 (H5MD),
 // run.pvd (ParaView), PNG plots of the distances and the energies, and run_info.txt.
-void run_side_by_side(const RunConfig& config, const RunOptions& options,
+void run_side_by_side(const RunConfig& config, const CommandOptions& options,
                       const RankGroup& ranks = {});
 
 }  // namespace cpm

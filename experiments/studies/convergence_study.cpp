@@ -136,10 +136,12 @@ Figure convergence_figure(const ConvergenceConfig& c, const ConvergenceResult& r
 }  // namespace
 
 ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const ConvergenceConfig& c,
-                                        bool overwrite, bool progress, const std::string& restart) {
-  const ReplicaRecovery recovery{"converge", c.model.source, c.model.output.directory, restart};
+                                        const CommandOptions& options) {
+  const ReplicaRecovery recovery{"converge", c.model.source, c.model.output.directory,
+                                 options.restart};
   if (mpi.is_root())
-    prepare_output_directory(c.model.output.directory, overwrite || continues_in_place(recovery));
+    prepare_output_directory(c.model.output.directory,
+                             options.overwrite || continues_in_place(recovery));
 
   // The PDE is solved once (on every rank: it is deterministic and cheap beside the replicas).
   const Grid grid = make_grid(c.model);
@@ -151,7 +153,8 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
   std::vector<std::vector<double>> densities;
   std::vector<double> grid_energy;
   {
-    Progress pde("cpm converge: grid solver", c.model.dynamics.t_end, progress && mpi.is_root());
+    Progress pde("cpm converge: grid solver", c.model.dynamics.t_end,
+                 options.progress && mpi.is_root());
     for (int k = 0; k <= outputs; ++k) {
       const double t = c.model.dynamics.t_end * k / outputs;
       solver->advance_to(t);
@@ -195,7 +198,7 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
         measure(context, iid.positions, densities.back(),
                 std::abs(e.external + e.interaction - grid_energy.back()), row + times * metrics);
       },
-      progress ? "cpm converge: particles" : "", recovery);
+      options.progress ? "cpm converge: particles" : "", recovery);
   if (!mpi.is_root()) return {};
 
   // Summaries, rates, files.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/study_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/studies/rate_fit.hpp"
 #include "experiments/studies/replica_ensemble.hpp"
 
@@ -30,10 +31,9 @@ struct ConvergenceResult {
 // Runs the study (replicas spread over MPI ranks); rank 0 writes convergence.csv,
 // convergence.h5, convergence_rates.csv and convergence.png into the output folder and returns
 // the result, other ranks return an empty result.
-// SIGINT/SIGTERM stop it cleanly with the finished replicas saved, and `restart` continues from
-// them (ReplicaRecovery in experiments/studies/replica_ensemble.hpp).
+// SIGINT/SIGTERM stop it cleanly with the finished replicas saved, and `options.restart` continues
+// from them (ReplicaRecovery in experiments/studies/replica_ensemble.hpp).
 ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const ConvergenceConfig& config,
-                                        bool overwrite, bool progress,
-                                        const std::string& restart = "");
+                                        const CommandOptions& options);
 
 }  // namespace cpm

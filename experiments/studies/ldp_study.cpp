@@ -138,11 +138,12 @@ double wasserstein1_to_normal(std::vector<double> x, double sigma) {
   return w;
 }
 
-LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool overwrite,
-                        bool progress, const std::string& restart) {
-  const ReplicaRecovery recovery{"ldp", c.model.source, c.model.output.directory, restart};
+LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c,
+                        const CommandOptions& options) {
+  const ReplicaRecovery recovery{"ldp", c.model.source, c.model.output.directory, options.restart};
   if (mpi.is_root())
-    prepare_output_directory(c.model.output.directory, overwrite || continues_in_place(recovery));
+    prepare_output_directory(c.model.output.directory,
+                             options.overwrite || continues_in_place(recovery));
   const int blocks = static_cast<int>(c.betas.size() * c.ns.size());
   const int total = blocks * c.replicas;
   // Replica id = block · R + r: each replica has its own random streams.
@@ -154,7 +155,7 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c, bool over
         const int n = c.ns[block % c.ns.size()];
         row[0] = replica_statistic(c, beta, n, static_cast<std::uint64_t>(id));
       },
-      progress ? "cpm ldp" : "", recovery);
+      options.progress ? "cpm ldp" : "", recovery);
   LdpResult result;
   if (!mpi.is_root()) return result;
 

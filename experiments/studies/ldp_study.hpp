@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/study_config.hpp"
+#include "experiments/command_options.hpp"
 #include "experiments/studies/replica_ensemble.hpp"
 
 namespace cpm {
@@ -31,10 +32,10 @@ struct LdpResult {
 // Runs every replica (spread over MPI ranks when launched with mpirun); on rank 0 returns the
 // result and writes <output>/ldp_tails.csv, ldp_statistics.csv and the plots; other ranks return
 // an empty result.
-// SIGINT/SIGTERM stop it cleanly with the finished replicas saved, and `restart` continues from
-// them (ReplicaRecovery in experiments/studies/replica_ensemble.hpp).
-LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& config, bool overwrite,
-                        bool progress, const std::string& restart = "");
+// SIGINT/SIGTERM stop it cleanly with the finished replicas saved, and `options.restart` continues
+// from them (ReplicaRecovery in experiments/studies/replica_ensemble.hpp).
+LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& config,
+                        const CommandOptions& options);
 
 // Wilson score interval for k successes in n trials at normal quantile z.
 void wilson_interval(int k, int n, double z, double& low, double& high);

@@ -177,10 +177,12 @@ TEST(KernelConcentration, StudyWritesItsTablesAndDoesNotDependOnTheThreadCount) 
   static const MpiEnvironment mpi;  // MPI starts once per process
   omp_set_num_threads(1);
   const KernelConcentrationResult one =
-      run_kernel_concentration(mpi, small_config((dir / "one").string()), false, false);
+      run_kernel_concentration(mpi, small_config((dir / "one").string()),
+                               {.overwrite = false, .progress = false, .restart = ""});
   omp_set_num_threads(2);
   const KernelConcentrationResult two =
-      run_kernel_concentration(mpi, small_config((dir / "two").string()), false, false);
+      run_kernel_concentration(mpi, small_config((dir / "two").string()),
+                               {.overwrite = false, .progress = false, .restart = ""});
   EXPECT_EQ(one.errors, two.errors);
   ASSERT_EQ(one.errors.size(), 3u);
   EXPECT_EQ(one.tails.size(), 3u * 2u * 3u);

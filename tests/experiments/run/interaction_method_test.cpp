@@ -34,7 +34,7 @@ TEST(InteractionMethod, ConfigSwitchChoosesTheSumAndTheRunRecordsIt) {
     EXPECT_EQ(
         make_interaction_sum(config.interaction, config.domain, config.n, config.source)->name(),
         method);
-    run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
+    run_particles(config, CommandOptions{.overwrite = true, .progress = false, .restart = ""});
     std::ifstream info(dir / "run_info.txt");
     std::stringstream text;
     text << info.rdbuf();
@@ -55,7 +55,7 @@ TEST(InteractionMethod, MeshNearRangeDefaultsPerDimensionAndIsRecorded) {
   EXPECT_EQ(mesh_near_cells(config.interaction, 2), default_near_cells(2));
   config.interaction.mesh_near_cells = -1;
   EXPECT_EQ(mesh_near_cells(config.interaction, 2), -1);
-  run_particles(config, RunOptions{.overwrite = true, .progress = false, .restart = ""});
+  run_particles(config, CommandOptions{.overwrite = true, .progress = false, .restart = ""});
   // The run read is kept: find() points into it (found by AddressSanitizer, `make sanitize`).
   const H5mdRun run = read_h5md((dir / "run.h5").string());
   const ParameterSet::Value* recorded = run.parameters.find("interaction.mesh_near_cells");

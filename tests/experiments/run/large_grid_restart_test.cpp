@@ -59,7 +59,7 @@ TEST(LargeGridRestart, CheckpointCarriesFftwWisdomAndAContinuedProcessEndsBitFor
 
   // [0, T] uninterrupted in this process, with the plans the first process measured.
   ASSERT_TRUE(import_fft_wisdom(wisdom));
-  RunOptions options;
+  CommandOptions options;
   options.progress = false;
   run_side_by_side(parse_run_config(with_dynamics(0.02, 4, whole), "whole"), options);
 

@@ -84,7 +84,7 @@ RunConfig configured(const std::string& model, double t_end, int outputs,
 }
 
 void run(const RunConfig& config, const std::string& restart = "") {
-  RunOptions options;
+  CommandOptions options;
   options.progress = false;
   options.restart = restart;
   if (config.grid)

@@ -165,7 +165,7 @@ std::vector<std::vector<double>> read_table(const std::string& path, std::string
 TEST(SideBySide, RunWritesOneRowPerOutputTimeWithAHeader) {
   RunConfig config = parse_run_config(kTwoDimensional, "two-dimensional case");
   config.output.directory = testing_support::fresh_path("side_by_side_2d");
-  run_side_by_side(config, RunOptions{.overwrite = false, .progress = false, .restart = ""});
+  run_side_by_side(config, CommandOptions{.overwrite = false, .progress = false, .restart = ""});
   std::string header;
   const auto rows = read_table(config.output.directory + "/side_by_side.csv", header);
   const std::vector<std::string> columns = SideBySideRun(config).columns();

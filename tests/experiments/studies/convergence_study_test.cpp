@@ -55,7 +55,8 @@ TEST(ConvergenceStudy, LogGasW1DecaysWithSlopeOneHalfWithinItsInterval) {
     return m;
   }();
   const ConvergenceResult r =
-      run_convergence_study(mpi, load_convergence_config((dir / "c.toml").string()), false, false);
+      run_convergence_study(mpi, load_convergence_config((dir / "c.toml").string()),
+                            {.overwrite = false, .progress = false, .restart = ""});
   ASSERT_EQ(r.rates.size(), 3u);
   const RateFit& w1 = r.rates[0];
   std::printf("W1 slope %.3f, interval [%.3f, %.3f]; floor slope %.3f\n", w1.slope, w1.slope_low,

@@ -89,7 +89,8 @@ TEST(LdpStudy, GaussianCaseTailProbabilitiesMatchTheExactStationaryLaw) {
       gaussian_config(dir / "out",
                       "[ldp]\nns = [4, 16]\nreplicas = 1500\ndeltas = [0.1, 0.2, 0.3, 0.4]\n"),
       "test");
-  const LdpResult result = run_ldp_study(mpi(), config, false, false);
+  const LdpResult result =
+      run_ldp_study(mpi(), config, {.overwrite = false, .progress = false, .restart = ""});
   ASSERT_EQ(result.tails.size(), 8u);
   for (const TailEstimate& e : result.tails) {
     const double p = e.exact_probability;
