@@ -8,27 +8,14 @@
 namespace cpm::app {
 
 Command converge_command() {
-  struct Options {
-    std::string config, output;
-    CommandOptions study;
-    bool quiet = false;
-  };
-  auto options = std::make_shared<Options>();
-  return {"converge",
-          "convergence of the particle system to the McKean-Vlasov PDE as N grows",
-          {value("config", &options->config, "TOML configuration file", true),
-           flag("--overwrite", &options->study.overwrite,
-                "replace results in an existing output folder"),
-           value("--output", &options->output, "output folder (overrides output.directory)"),
-           flag("--quiet", &options->quiet, "no progress output"),
-           value("--restart", &options->study.restart,
-                 "continue from the replicas.checkpoint a stopped study wrote")},
-          [options] {
-            options->study.progress = !options->quiet;
-            ConvergenceConfig config = load_convergence_config(options->config);
-            if (!options->output.empty()) config.model.output.directory = options->output;
+  auto flags = std::make_shared<ResultFlags>();
+  return {"converge", "convergence of the particle system to the McKean-Vlasov PDE as N grows",
+          result_arguments(*flags, "continue from the replicas.checkpoint a stopped study wrote"),
+          [flags] {
+            ConvergenceConfig config = load_convergence_config(flags->config);
+            if (!flags->output.empty()) config.model.output.directory = flags->output;
             const MpiEnvironment mpi;
-            run_convergence_study(mpi, config, options->study);
+            run_convergence_study(mpi, config, flags->resolved());
           }};
 }
 

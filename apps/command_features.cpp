@@ -10,25 +10,12 @@
 namespace cpm::app {
 
 Command features_command() {
-  struct Options {
-    std::string config;
-    std::string output;
-    CommandOptions study;
-    bool quiet = false;
-  };
-  auto options = std::make_shared<Options>();
-  return {"features",
-          "compare generators of random-feature frequencies on the Gaussian kernel",
-          {value("config", &options->config, "TOML configuration file", true),
-           flag("--overwrite", &options->study.overwrite,
-                "replace results in an existing output folder"),
-           value("--output", &options->output, "output folder (overrides output.directory)"),
-           flag("--quiet", &options->quiet, "no progress output")},
-          [options] {
-            FeaturesStudyConfig config = load_features_config(options->config);
-            if (!options->output.empty()) config.output_directory = options->output;
-            options->study.progress = !options->quiet;
-            run_feature_study(config, options->study);
+  auto flags = std::make_shared<ResultFlags>();
+  return {"features", "compare generators of random-feature frequencies on the Gaussian kernel",
+          result_arguments(*flags), [flags] {
+            FeaturesStudyConfig config = load_features_config(flags->config);
+            if (!flags->output.empty()) config.output_directory = flags->output;
+            run_feature_study(config, flags->resolved());
           }};
 }
 

@@ -13,38 +13,25 @@
 namespace cpm::app {
 
 Command ldp_command() {
-  struct Options {
-    std::string config, output;
-    CommandOptions study;
-    bool quiet = false;
-  };
-  auto options = std::make_shared<Options>();
+  auto flags = std::make_shared<ResultFlags>();
   return {
       "ldp",
       "large deviations and concentration of the particle system or of the random-feature kernel",
-      {value("config", &options->config, "TOML configuration file", true),
-       flag("--overwrite", &options->study.overwrite,
-            "replace results in an existing output folder"),
-       value("--output", &options->output, "output folder (overrides output.directory)"),
-       flag("--quiet", &options->quiet, "no progress output"),
-       value("--restart", &options->study.restart,
-             "continue from the replicas.checkpoint a stopped study wrote")},
-      [options] {
-        options->study.progress = !options->quiet;
+      result_arguments(*flags, "continue from the replicas.checkpoint a stopped study wrote"),
+      [flags] {
         // Bad input stops before MPI starts.
-        const std::string text = read_text_file(options->config);
-        if (is_kernel_concentration_config(text, options->config)) {
-          KernelConcentrationConfig config =
-              parse_kernel_concentration_config(text, options->config);
-          if (!options->output.empty()) config.features.output_directory = options->output;
+        const std::string text = read_text_file(flags->config);
+        if (is_kernel_concentration_config(text, flags->config)) {
+          KernelConcentrationConfig config = parse_kernel_concentration_config(text, flags->config);
+          if (!flags->output.empty()) config.features.output_directory = flags->output;
           const MpiEnvironment mpi;
-          run_kernel_concentration(mpi, config, options->study);
+          run_kernel_concentration(mpi, config, flags->resolved());
           return;
         }
-        LdpConfig config = parse_ldp_config(text, options->config);
-        if (!options->output.empty()) config.model.output.directory = options->output;
+        LdpConfig config = parse_ldp_config(text, flags->config);
+        if (!flags->output.empty()) config.model.output.directory = flags->output;
         const MpiEnvironment mpi;
-        run_ldp_study(mpi, config, options->study);
+        run_ldp_study(mpi, config, flags->resolved());
       }};
 }
 

@@ -16,52 +16,45 @@
 namespace cpm::app {
 
 Command run_command() {
-  struct Options {
-    std::string config;
-    CommandOptions run;
-    std::string output;
-    bool print_default = false, quiet = false;
+  struct Options : ResultFlags {
+    bool print_default = false;
   };
   auto options = std::make_shared<Options>();
-  return {
-      "run",
-      "evolve a particle system, side by side with the grid solver when the config has a "
-      "[grid] section (embedded default if no CONFIG)",
-      {value("config", &options->config, "TOML configuration file"),
-       flag("--overwrite", &options->run.overwrite, "replace results in an existing output folder"),
-       value("--restart", &options->run.restart,
-             "continue from the last frame of an earlier run's run.h5 (same model; "
-             "dynamics.t_end and dynamics.outputs may differ), into a new output folder"),
-       value("--output", &options->output,
-             "write into this folder instead of the configuration's output.directory"),
-       flag("--quiet", &options->quiet, "no progress output"),
-       flag("--print-default", &options->print_default,
-            "print the embedded default configuration")},
-      [options] {
-        if (options->print_default) {
-          std::cout << kDefaultRunConfig;
-          return;
-        }
-        // Under mpirun the ranks hold one system between them (docs/distributed.md §4); the
-        // first rank writes the output and reports a failure of any rank.
-        std::unique_ptr<MpiEnvironment> mpi;
-        RankGroup ranks;
-        if (launched_ranks() > 1) {
-          mpi = std::make_unique<MpiEnvironment>();
-          ranks = RankGroup(MPI_COMM_WORLD);
-        }
-        RunConfig config;
-        ranks.agree([&] {
-          config = options->config.empty() ? parse_run_config(kDefaultRunConfig, "embedded default")
-                                           : load_run_config(options->config);
-        });
-        if (!options->output.empty()) config.output.directory = options->output;
-        options->run.progress = !options->quiet;
-        if (config.grid)
-          run_side_by_side(config, options->run, ranks);
-        else
-          run_particles(config, options->run, ranks);
-      }};
+  std::vector<CommandArgument> arguments = result_arguments(
+      *options,
+      "continue from the last frame of an earlier run's run.h5 (same model; dynamics.t_end and "
+      "dynamics.outputs may differ), into a new output folder",
+      false);
+  arguments.push_back(
+      flag("--print-default", &options->print_default, "print the embedded default configuration"));
+  return {"run",
+          "evolve a particle system, side by side with the grid solver when the config has a "
+          "[grid] section (embedded default if no CONFIG)",
+          arguments, [options] {
+            if (options->print_default) {
+              std::cout << kDefaultRunConfig;
+              return;
+            }
+            // Under mpirun the ranks hold one system between them (docs/distributed.md §4); the
+            // first rank writes the output and reports a failure of any rank.
+            std::unique_ptr<MpiEnvironment> mpi;
+            RankGroup ranks;
+            if (launched_ranks() > 1) {
+              mpi = std::make_unique<MpiEnvironment>();
+              ranks = RankGroup(MPI_COMM_WORLD);
+            }
+            RunConfig config;
+            ranks.agree([&] {
+              config = options->config.empty()
+                           ? parse_run_config(kDefaultRunConfig, "embedded default")
+                           : load_run_config(options->config);
+            });
+            if (!options->output.empty()) config.output.directory = options->output;
+            if (config.grid)
+              run_side_by_side(config, options->resolved(), ranks);
+            else
+              run_particles(config, options->resolved(), ranks);
+          }};
 }
 
 }  // namespace cpm::app

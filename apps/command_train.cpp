@@ -12,33 +12,20 @@
 namespace cpm::app {
 
 Command train_command() {
-  struct Options {
-    std::string config, output;
-    CommandOptions train;
-    bool quiet = false;
-  };
-  auto options = std::make_shared<Options>();
-  return {"train",
-          "train a Transformer classifier (Phase A + Phase B), or run a recall study",
-          {value("config", &options->config, "TOML configuration file", true),
-           flag("--overwrite", &options->train.overwrite,
-                "replace results in an existing output folder"),
-           value("--output", &options->output, "output folder (overrides output.directory)"),
-           flag("--quiet", &options->quiet, "no progress output"),
-           value("--restart", &options->train.restart,
-                 "continue from the training_checkpoint.h5 a stopped training wrote (a recall "
-                 "study: from the stopped study's folder)")},
-          [options] {
-            options->train.progress = !options->quiet;
-            if (is_recall_config(read_text_file(options->config), options->config)) {
-              RecallConfig config = load_recall_config(options->config);
-              if (!options->output.empty()) config.output_directory = options->output;
-              run_recall_study(config, {options->train.overwrite, options->train.progress,
-                                        options->train.restart});
+  auto flags = std::make_shared<ResultFlags>();
+  return {"train", "train a Transformer classifier (Phase A + Phase B), or run a recall study",
+          result_arguments(*flags,
+                           "continue from the training_checkpoint.h5 a stopped training wrote (a "
+                           "recall study: from the stopped study's folder)"),
+          [flags] {
+            if (is_recall_config(read_text_file(flags->config), flags->config)) {
+              RecallConfig config = load_recall_config(flags->config);
+              if (!flags->output.empty()) config.output_directory = flags->output;
+              run_recall_study(config, flags->resolved());
             } else {
-              TrainConfig config = load_train_config(options->config);
-              if (!options->output.empty()) config.output_directory = options->output;
-              run_train_command(config, options->train);
+              TrainConfig config = load_train_config(flags->config);
+              if (!flags->output.empty()) config.output_directory = flags->output;
+              run_train_command(config, flags->resolved());
             }
           }};
 }

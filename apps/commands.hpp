@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "experiments/command_options.hpp"
+
 namespace cpm::app {
 
 struct CommandArgument {
@@ -56,6 +58,36 @@ inline CommandArgument flag(std::string name, bool* target, std::string help) {
           nullptr,
           nullptr,
           target};
+}
+
+// What every command that writes results reads from its command line: its configuration file,
+// the folder that replaces the configuration's output directory, and the options for the study.
+struct ResultFlags {
+  std::string config, output;
+  CommandOptions options;
+  bool quiet = false;
+  // `options` with progress lines off under --quiet.
+  CommandOptions resolved() const {
+    CommandOptions o = options;
+    o.progress = !quiet;
+    return o;
+  }
+};
+
+// The same arguments, with the same help, for every command that writes results: the
+// configuration file (required unless `config_required` is false), --overwrite, --output,
+// --quiet and, when `restart_help` says what it continues from, --restart.
+inline std::vector<CommandArgument> result_arguments(ResultFlags& flags,
+                                                     const std::string& restart_help = "",
+                                                     bool config_required = true) {
+  std::vector<CommandArgument> arguments = {
+      value("config", &flags.config, "TOML configuration file", config_required),
+      flag("--overwrite", &flags.options.overwrite, "replace results in an existing output folder"),
+      value("--output", &flags.output, "output folder (overrides output.directory)"),
+      flag("--quiet", &flags.quiet, "no progress output")};
+  if (!restart_help.empty())
+    arguments.push_back(value("--restart", &flags.options.restart, restart_help));
+  return arguments;
 }
 
 Command run_command();
