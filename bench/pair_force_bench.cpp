@@ -52,12 +52,6 @@ Eigen::MatrixXd uniform_points(Eigen::Index n, int d) {
   return x;
 }
 
-double cpu_seconds(clockid_t clock) {
-  timespec t;
-  clock_gettime(clock, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // Best wall time and best process CPU time (all threads) of one force evaluation, over batches
 // of evaluations lasting at least 0.2 s each (the CPU time of a thread running on another core
 // is only brought up to date at scheduler ticks, so shorter windows would be biased), repeated
@@ -74,13 +68,13 @@ Timing best_time(cpm::InteractionSum& sum, const Eigen::MatrixXd& x, double budg
   const auto start = Clock::now();
   for (int rep = 0; rep < min_reps || seconds_since(start) < budget; ++rep) {
     const auto t0 = Clock::now();
-    const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    const double c0 = cpm::bench::cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
     int count = 0;
     do {
       sum.compute(x, g, nullptr);
       ++count;
     } while (seconds_since(t0) < 0.2);
-    best.cpu = std::min(best.cpu, (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / count);
+    best.cpu = std::min(best.cpu, (cpm::bench::cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / count);
     best.wall = std::min(best.wall, seconds_since(t0) / count);
   }
   return best;
@@ -95,10 +89,10 @@ double measured_clock_hz() {
   double best = 1e300;
   for (int rep = 0; rep < 10; ++rep) {
     long v = 0;
-    const double t0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    const double t0 = cpm::bench::cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < iterations; ++i)
       asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(v));
-    best = std::min(best, cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
+    best = std::min(best, cpm::bench::cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0);
   }
   return 4.0 * iterations / best;
 }
@@ -180,9 +174,9 @@ void mesh_benchmark(long n, int sample, const std::vector<int>& near) {
     double best = 1e300, best_cpu = 1e300;
     for (int rep = 0; rep < 5; ++rep) {
       t0 = Clock::now();
-      const double c0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+      const double c0 = cpm::bench::cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
       mesh->compute(x, g, nullptr);
-      best_cpu = std::min(best_cpu, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
+      best_cpu = std::min(best_cpu, cpm::bench::cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
       best = std::min(best, seconds_since(t0));
     }
     Eigen::MatrixXd approx(sample, 2);
