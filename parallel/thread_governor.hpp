@@ -87,6 +87,8 @@ class GovernedStep {
  public:
   explicit GovernedStep(ThreadGovernor& governor, double work = 1.0);
   ~GovernedStep();
+  // The step's work, when it is known only once the step has begun.
+  void set_work(double work) { work_ = work > 0.0 ? work : 1.0; }
   GovernedStep(const GovernedStep&) = delete;
   GovernedStep& operator=(const GovernedStep&) = delete;
 

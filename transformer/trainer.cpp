@@ -1,9 +1,6 @@
 #include "transformer/trainer.hpp"
 
-#include <chrono>
-#include <cmath>
-#include <stdexcept>
-#include <string>
+#include <algorithm>
 
 #include "core/random_stream.hpp"
 
@@ -13,13 +10,77 @@ std::int64_t steps_per_epoch(std::size_t examples, int batch_size) {
   return static_cast<std::int64_t>((examples + batch_size - 1) / batch_size);
 }
 
-Trainer::Trainer(TransformerClassifier<float>& model, const TrainerSettings& settings,
-                 std::int64_t total_steps)
-    : model_(model),
+Trainer::Trainer(std::vector<float>& parameters, std::vector<float>& gradients,
+                 std::vector<unsigned char> decay_mask, const TrainerSettings& settings,
+                 std::int64_t total_steps, std::size_t examples)
+    : parameters_(parameters),
+      gradients_(gradients),
       settings_(settings),
       total_steps_(total_steps),
-      optimiser_(model.weight_decay_mask(),
-                 {settings.learning_rate, 0.9, 0.999, 1e-8, settings.weight_decay}) {}
+      examples_(examples),
+      optimiser_(std::move(decay_mask),
+                 {settings.learning_rate, 0.9, 0.999, 1e-8, settings.weight_decay}),
+      particle_optimiser_({}, {settings.learning_rate, 0.9, 0.999, 1e-8, 0.0}) {
+  if (examples == 0 || settings.batch_size < 1)
+    throw std::invalid_argument("training needs at least one example and a batch of one");
+}
+
+void Trainer::train_particles(std::vector<float>& particles, std::vector<float>& gradients) {
+  particles_ = &particles;
+  particle_gradients_ = &gradients;
+  particle_optimiser_ = AdamW<float>(std::vector<unsigned char>(particles.size(), 0),
+                                     {settings_.learning_rate, 0.9, 0.999, 1e-8, 0.0});
+}
+
+void Trainer::seek(int epoch, std::size_t position) {
+  epoch_ = epoch;
+  position_ = position;
+}
+
+int Trainer::next_batch_size() {
+  if (order_epoch_ != epoch_) {
+    order_ =
+        random_permutation(examples_, RandomStream(settings_.seed, RandomPurpose::training_order, 0,
+                                                   static_cast<std::uint64_t>(epoch_)));
+    order_epoch_ = epoch_;
+  }
+  return static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(settings_.batch_size), examples_ - position_));
+}
+
+Trainer::Update Trainer::apply_update(std::int64_t step) {
+  const TrainerSettings& t = settings_;
+  const double drop = t.drop_step > 0 && step > t.drop_step ? t.drop_factor : 1.0;
+  const double rate = scheduled_learning_rate(t.learning_rate, step, t.warmup_steps, total_steps_,
+                                              t.min_learning_rate_ratio) *
+                      drop;
+  const double norm = clip_gradient_norm(gradients_, t.clip_norm);
+  optimiser_.step(parameters_, gradients_, rate);
+  if (particles_) {
+    clip_gradient_norm(*particle_gradients_, t.clip_norm);
+    particle_optimiser_.step(*particles_, *particle_gradients_, rate);
+  }
+  return {rate, norm};
+}
+
+TrainingStep Trainer::finish_step(const BatchLoss& batch, const Update& update, int count,
+                                  double seconds) {
+  ++step_;
+  seconds_ += seconds;
+  tokens_ += batch.work;
+  smoothed_loss_ = step_ == 1 ? batch.loss : 0.98 * smoothed_loss_ + 0.02 * batch.loss;
+  const TrainingStep s{epoch_ + 1,           step_,
+                       batch.loss,           smoothed_loss_,
+                       update.learning_rate, update.gradient_norm,
+                       tokens_per_second()};
+  // The next batch: a new epoch once this one has no examples left (or fewer than a batch, when
+  // the remainder is dropped).
+  position_ += static_cast<std::size_t>(count);
+  const std::size_t least =
+      settings_.drop_remainder ? static_cast<std::size_t>(settings_.batch_size) : 1;
+  if (examples_ - position_ < least) seek(epoch_ + 1, 0);
+  return s;
+}
 
 TrainerState Trainer::state() const {
   return {step_,
@@ -37,44 +98,6 @@ void Trainer::restore(const TrainerState& state) {
   smoothed_loss_ = state.smoothed_loss;
   seconds_ = state.seconds;
   tokens_ = state.tokens;
-}
-
-std::size_t Trainer::run_epoch(const SequenceSet& data, int epoch,
-                               const std::function<void(const TrainingStep&)>& on_log,
-                               int log_every, std::size_t first_example,
-                               const std::function<bool()>& stop) {
-  const TrainerSettings& t = settings_;
-  const std::size_t n = data.size();
-  const std::vector<std::size_t> order = random_permutation(
-      n, RandomStream(t.seed, RandomPurpose::training_order, 0, static_cast<std::uint64_t>(epoch)));
-  for (std::size_t first = first_example; first < n; first += t.batch_size) {
-    const auto start = std::chrono::steady_clock::now();
-    const int count = static_cast<int>(std::min<std::size_t>(t.batch_size, n - first));
-    const TokenBatch batch = batch_.gather(data, order.data() + first, count);
-    int batch_tokens = 0;
-    for (int b = 0; b < count; ++b) batch_tokens += batch.lengths[b];
-    tokens_ += batch_tokens;
-    ++step_;
-    double loss = 0.0, norm = 0.0, lr = 0.0;
-    {
-      const GovernedStep governed(governor_, batch_tokens);
-      model_.zero_gradients();
-      loss = model_.forward(batch, true, static_cast<std::uint64_t>(step_), t.seed);
-      model_.backward(batch);
-      norm = clip_gradient_norm(model_.gradients(), t.clip_norm);
-      lr = scheduled_learning_rate(t.learning_rate, step_, t.warmup_steps, total_steps_,
-                                   t.min_learning_rate_ratio);
-      optimiser_.step(model_.parameters(), model_.gradients(), lr);
-    }
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    smoothed_loss_ = step_ == 1 ? loss : 0.98 * smoothed_loss_ + 0.02 * loss;
-    if (!std::isfinite(loss))
-      throw std::runtime_error("training loss became non-finite at step " + std::to_string(step_));
-    if (on_log && (step_ % log_every == 0 || step_ == total_steps_))
-      on_log({epoch + 1, step_, loss, smoothed_loss_, lr, norm, tokens_per_second()});
-    if (stop && stop()) return std::min(n, first + t.batch_size);
-  }
-  return n;
 }
 
 }  // namespace cpm

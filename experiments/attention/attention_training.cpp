@@ -23,6 +23,7 @@
 #include "io/progress.hpp"
 #include "io/text_file.hpp"
 #include "io/training_checkpoint.hpp"
+#include "transformer/classifier_batch_step.hpp"
 #include "transformer/classifier_checkpoint.hpp"
 #include "transformer/trainer.hpp"
 #include "viz/plot.hpp"
@@ -90,11 +91,6 @@ TransformerClassifier<float> make_attention_model(const TrainConfig& config,
   return model;
 }
 
-TrainerSettings trainer_settings(const TrainingConfig& t) {
-  return {t.batch_size,   t.learning_rate, t.warmup_steps, t.min_learning_rate_ratio,
-          t.weight_decay, t.clip_norm,     t.seed};
-}
-
 void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions) {
   std::ofstream out(path);
   out << "condition";
@@ -157,10 +153,9 @@ bool in_folder(const std::string& file, const std::string& directory) {
                                      error);
 }
 
-// The model and trainer continue from `path`; returns the epoch and example to continue at.
-std::pair<int, std::size_t> restore_training(const std::string& path, const TrainConfig& config,
-                                             TransformerClassifier<float>& model,
-                                             Trainer& trainer) {
+// The model and trainer continue from `path`, at the epoch and example it was written at.
+void restore_training(const std::string& path, const TrainConfig& config,
+                      TransformerClassifier<float>& model, Trainer& trainer) {
   const TrainingCheckpoint c = load_training_checkpoint(path);
   if (c.fingerprint != text_fingerprint(read_text_file(config.source)))
     throw InputError(path + ": written by a training run with another configuration than " +
@@ -172,7 +167,7 @@ std::pair<int, std::size_t> restore_training(const std::string& path, const Trai
   } catch (const std::invalid_argument& e) {
     throw InputError(path + ": " + e.what() + " (damaged checkpoint)");
   }
-  return {c.epoch, static_cast<std::size_t>(c.position)};
+  trainer.seek(c.epoch, static_cast<std::size_t>(c.position));
 }
 
 }  // namespace
@@ -188,14 +183,13 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   const int warmup_epochs = phase_a ? config.phase_a.warmup_epochs : 0;
   const int epochs = warmup_epochs + t.epochs;
   const std::int64_t total_steps = steps_per_epoch(task.train.size(), t.batch_size) * epochs;
-  Trainer trainer(model, trainer_settings(t), total_steps);
+  Trainer trainer(model, trainer_settings(t, t.batch_size, t.seed), total_steps, task.train.size());
+  ClassifierBatchStep batch_step(model, task.train, t.seed);
 
   std::optional<StopRequestHandler> stop_handler;
   if (recovery) stop_handler.emplace();
   const bool restarting = recovery && !recovery->restart.empty();
-  const auto [start_epoch, start_example] =
-      restarting ? restore_training(recovery->restart, config, model, trainer)
-                 : std::pair<int, std::size_t>{0, 0};
+  if (restarting) restore_training(recovery->restart, config, model, trainer);
 
   TrainResult result;
   CsvTable log(directory + "/training_log.csv",
@@ -218,22 +212,19 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
     bar.update(static_cast<double>(s.step), detail.str());
   };
   const auto stop_requested = [&] { return stop_handler && stop_signal() != 0; };
-  for (int epoch = start_epoch; epoch < epochs; ++epoch) {
-    const std::size_t first = epoch == start_epoch ? start_example : 0;
-    if (phase_a && epoch == warmup_epochs && first == 0) run_phase();
-    const std::size_t reached =
-        trainer.run_epoch(task.train, epoch, on_log, 50, first, stop_requested);
-    const bool epoch_done = reached >= task.train.size();
-    if (stop_requested() && !(epoch_done && epoch + 1 == epochs)) {
+  while (trainer.epoch() < epochs) {
+    if (phase_a && trainer.epoch() == warmup_epochs && trainer.position() == 0) run_phase();
+    trainer.run_epoch(batch_step, on_log, 50, stop_requested);
+    if (stop_requested() && trainer.epoch() < epochs) {
       bar.interrupt();
       const TrainerState state = trainer.state();
       const std::string path = training_checkpoint_path(directory);
       save_training_checkpoint(
           path, {classifier_checkpoint(model, variant.name(), task.dataset, task.vocabulary),
-                 text_fingerprint(read_text_file(config.source)), epoch_done ? epoch + 1 : epoch,
-                 static_cast<std::int64_t>(epoch_done ? 0 : reached), state.step,
-                 state.smoothed_loss, state.seconds, state.tokens, state.optimiser_steps,
-                 state.first_moments, state.second_moments});
+                 text_fingerprint(read_text_file(config.source)), trainer.epoch(),
+                 static_cast<std::int64_t>(trainer.position()), state.step, state.smoothed_loss,
+                 state.seconds, state.tokens, state.optimiser_steps, state.first_moments,
+                 state.second_moments});
       throw StopRequested(stop_signal(), "step " + std::to_string(state.step) + " of " +
                                              std::to_string(total_steps) + " saved in " + path +
                                              "; continue with: cpm train " + config.source +

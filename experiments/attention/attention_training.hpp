@@ -12,7 +12,7 @@
 #include "experiments/attention/attention_evaluation.hpp"
 #include "experiments/attention/attention_phase_a.hpp"
 #include "experiments/command_options.hpp"
-#include "transformer/trainer.hpp"
+#include "experiments/trainer_settings.hpp"
 
 namespace cpm {
 
@@ -47,7 +47,6 @@ ModelShape attention_model_shape(const TrainConfig& config, int vocabulary, int 
 // initialised from training.seed. InputError naming the model section for an impossible shape.
 TransformerClassifier<float> make_attention_model(const TrainConfig& config,
                                                   const AttentionTask& task);
-TrainerSettings trainer_settings(const TrainingConfig& training);
 // metrics.csv: one row per condition; predictions.csv: the predicted class of every example under
 // every condition, with its label.
 void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions);

@@ -8,12 +8,13 @@
 #include <map>
 #include <sstream>
 
+#include "experiments/trainer_settings.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
 #include "io/progress.hpp"
 #include "io/text_file.hpp"
+#include "transformer/classifier_batch_step.hpp"
 #include "transformer/classifier_checkpoint.hpp"
-#include "transformer/trainer.hpp"
 
 namespace cpm {
 
@@ -30,8 +31,9 @@ std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t hash) {
 
 // Runs `epochs` epochs (orders first_epoch, first_epoch + 1, …) with a fresh trainer whose
 // schedule spans them, logging to `log_path`.
-Trainer& train_epochs(Trainer& trainer, const AttentionTask& task, int first_epoch, int epochs,
-                      const std::string& log_path, const std::string& label, bool progress) {
+Trainer& train_epochs(Trainer& trainer, ClassifierBatchStep& batch_step, int first_epoch,
+                      int epochs, const std::string& log_path, const std::string& label,
+                      bool progress) {
   CsvTable log(log_path,
                {"epoch", "step", "loss", "learning_rate", "gradient_norm", "tokens_per_second"});
   Progress bar(label, std::max(1.0, static_cast<double>(epochs)), progress);
@@ -39,8 +41,9 @@ Trainer& train_epochs(Trainer& trainer, const AttentionTask& task, int first_epo
     log.add_row({double(s.epoch), double(s.step), s.loss, s.learning_rate, s.gradient_norm,
                  s.tokens_per_second});
   };
+  trainer.seek(first_epoch, 0);
   for (int e = 0; e < epochs; ++e) {
-    trainer.run_epoch(task.train, first_epoch + e, on_log);
+    trainer.run_epoch(batch_step, on_log);
     std::ostringstream detail;
     detail << "loss " << std::setprecision(4) << trainer.smoothed_loss();
     bar.update(static_cast<double>(e + 1), detail.str());
@@ -60,9 +63,11 @@ Checkpoint pretrain(const TrainConfig& config, const AttentionTask& task,
   std::filesystem::create_directories(directory);
   TransformerClassifier<float> model = make_attention_model(config, task);
   const int epochs = config.phase_a.warmup_epochs;
-  Trainer trainer(model, trainer_settings(config.training),
-                  steps_per_epoch(task.train.size(), config.training.batch_size) * epochs);
-  train_epochs(trainer, task, 0, epochs, directory + "/pretrain_log.csv",
+  Trainer trainer(
+      model, trainer_settings(config.training, config.training.batch_size, config.training.seed),
+      steps_per_epoch(task.train.size(), config.training.batch_size) * epochs, task.train.size());
+  ClassifierBatchStep batch_step(model, task.train, config.training.seed);
+  train_epochs(trainer, batch_step, 0, epochs, directory + "/pretrain_log.csv",
                "pretrain " + config.model.variant.name(), progress);
   Checkpoint c{directory + "/checkpoint.h5", trainer.steps()};
   save_model_checkpoint(c.path, classifier_checkpoint(model, config.model.variant.name(),
@@ -90,9 +95,10 @@ ArmResult continue_arm(const TrainConfig& config, const AttentionTask& task,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_phase_a_table(directory + "/phase_a.csv", r.phase_a);
   }
-  Trainer trainer(model, trainer_settings(t),
-                  steps_per_epoch(task.train.size(), t.batch_size) * t.epochs);
-  train_epochs(trainer, task, config.phase_a.warmup_epochs, t.epochs,
+  Trainer trainer(model, trainer_settings(t, t.batch_size, t.seed),
+                  steps_per_epoch(task.train.size(), t.batch_size) * t.epochs, task.train.size());
+  ClassifierBatchStep batch_step(model, task.train, t.seed);
+  train_epochs(trainer, batch_step, config.phase_a.warmup_epochs, t.epochs,
                directory + "/training_log.csv", r.arm, progress);
   r.steps = trainer.steps();
   r.train_seconds = trainer.seconds();

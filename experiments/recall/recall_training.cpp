@@ -7,22 +7,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/random_stream.hpp"
 #include "core/stop_request.hpp"
+#include "experiments/trainer_settings.hpp"
 #include "io/input_error.hpp"
 #include "io/progress.hpp"
-#include "parallel/thread_governor.hpp"
-#include "transformer/adamw.hpp"
 
 namespace cpm {
 
 namespace {
-
-// The order of training examples in epoch `epoch`.
-std::vector<std::size_t> epoch_order(std::size_t n, std::uint64_t seed, int epoch) {
-  return random_permutation(
-      n, RandomStream(seed, RandomPurpose::training_order, 0, static_cast<std::uint64_t>(epoch)));
-}
 
 // Runs Phase A on the arm and records it in the run; returns the RMS length ratio of the
 // particles after over before (averaged over heads).
@@ -47,11 +39,12 @@ double run_phase_a(Arm& arm, bool teacher, int step, RecallRun& run, Progress& p
   return ratio;
 }
 
-// Adam(W) with the configured schedule and clipping; trainable particles take Adam steps of their
-// own (same rate, no weight decay, clipped on their own). Validation every eval_every steps and at
-// the end; the state with the best validation accuracy (ties: lower loss) is scored on the test
-// split. Kernel arms run Phase A after phase_a.after_steps steps, or before the first step when
-// they start from a trained softmax network (the teacher's weights are then the target).
+// The trainer with the configured schedule, clipping and rate drop, an epoch's remainder smaller
+// than a batch dropped; trainable particles take Adam steps of their own. Validation every
+// eval_every steps and at the end; the state with the best validation accuracy (ties: lower loss)
+// is scored on the test split. Kernel arms run Phase A after phase_a.after_steps steps, or before
+// the first step when they start from a trained softmax network (the teacher's weights are then the
+// target).
 template <class Arm>
 void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std::uint64_t seed,
               const RecallTrainingOptions& options, RecallRun& run, Progress& progress) {
@@ -62,52 +55,29 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
       throw std::invalid_argument("the teacher's parameters do not fit the arm's model");
     std::copy(options.start->begin(), options.start->end(), model.parameters().begin());
   }
-  const double base_rate =
-      run.setting.learning_rate > 0.0 ? run.setting.learning_rate : t.learning_rate;
-  AdamW<float> optimiser(model.weight_decay_mask(), {base_rate, 0.9, 0.999, 1e-8, t.weight_decay});
-  AdamW<float> particle_optimiser(
-      std::vector<unsigned char>(variant.trainable ? model.particles().size() : 0, 0),
-      {base_rate, 0.9, 0.999, 1e-8, 0.0});
+  TrainerSettings settings = trainer_settings(t, t.batch_size, seed);
+  if (run.setting.learning_rate > 0.0) settings.learning_rate = run.setting.learning_rate;
+  settings.drop_step = t.drop_step;
+  settings.drop_factor = t.drop_factor;
+  settings.drop_remainder = true;
+  Trainer trainer(model, settings, t.steps, arm.train_size());
+  if (variant.trainable) trainer.train_particles(model.particles(), model.particle_gradients());
   double norm_ratio = 1.0;
   const bool teacher = variant.kernel && variant.from_softmax;
   if (teacher) norm_ratio = run_phase_a(arm, true, 0, run, progress);
   std::vector<float> best = model.parameters(), best_particles = model.particles();
   RecallScore best_validation;
   best_validation.accuracy = -1.0;  // below any measured accuracy
-  const std::size_t n = arm.train_size(), B = static_cast<std::size_t>(t.batch_size);
-  std::vector<std::size_t> order;
-  int epoch = -1;
-  std::size_t next = n;
-  double smoothed = 0.0;
-  ThreadGovernor governor;  // each step on the thread count the machine's load favours now
+  const auto batch_step = [&arm](const std::size_t* rows, int count, std::int64_t step) {
+    return BatchLoss{arm.train_step(rows, count, step)};
+  };
   for (int step = 1; step <= t.steps; ++step) {
     if (const int signal = stop_signal()) {
       progress.interrupt();
       throw StopRequested(signal, options.how_to_continue);
     }
-    if (next + B > n) {  // a new epoch: the remainder of the last one is dropped
-      order = epoch_order(n, seed, ++epoch);
-      next = 0;
-    }
-    const int count = static_cast<int>(std::min(B, n));
-    double loss = 0.0;
-    {
-      const GovernedStep governed(governor);
-      loss = arm.train_step(order.data() + next, count, step);
-      const double rate = scheduled_learning_rate(base_rate, step, t.warmup_steps, t.steps,
-                                                  t.min_learning_rate_ratio) *
-                          (t.drop_step > 0 && step > t.drop_step ? t.drop_factor : 1.0);
-      clip_gradient_norm(model.gradients(), t.clip_norm);
-      optimiser.step(model.parameters(), model.gradients(), rate);
-      if (variant.trainable) {
-        clip_gradient_norm(model.particle_gradients(), t.clip_norm);
-        particle_optimiser.step(model.particles(), model.particle_gradients(), rate);
-      }
-    }
-    next += static_cast<std::size_t>(count);
-    if (!std::isfinite(loss))
-      throw std::runtime_error("training loss became non-finite at step " + std::to_string(step));
-    smoothed = step == 1 ? loss : 0.98 * smoothed + 0.02 * loss;
+    trainer.step(batch_step);
+    const double smoothed = trainer.smoothed_loss();
     if (variant.kernel && !teacher && step == c.phase_a.after_steps)
       norm_ratio = run_phase_a(arm, false, step, run, progress);
     if (step % t.eval_every == 0 || step == t.steps) {

@@ -2,6 +2,8 @@
 // nor on which count its ThreadGovernor chose for each step (docs/parallelism.md §2).
 #include "transformer/trainer.hpp"
 
+#include "transformer/classifier_batch_step.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -61,8 +63,10 @@ Trained train(AttentionKind attention, int threads) {
   settings.batch_size = 16;
   settings.learning_rate = 3e-3;
   settings.warmup_steps = 10;
-  Trainer trainer(model, settings, 4 * steps_per_epoch(data.size(), settings.batch_size));
-  for (int epoch = 0; epoch < 4; ++epoch) trainer.run_epoch(data, epoch);
+  Trainer trainer(model, settings, 4 * steps_per_epoch(data.size(), settings.batch_size),
+                  data.size());
+  ClassifierBatchStep batch_step(model, data, settings.seed);
+  for (int epoch = 0; epoch < 4; ++epoch) trainer.run_epoch(batch_step);
   omp_set_num_threads(saved);
   EXPECT_EQ(omp_get_max_threads(), saved);
   return {model.parameters(), trainer.smoothed_loss()};
