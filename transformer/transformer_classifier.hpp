@@ -1,5 +1,6 @@
 #pragma once
-// The Transformer classifier: token + learned position embeddings, pre-LayerNorm encoder blocks
+// The Transformer classifier: token + learned position embeddings, a stack of pre-LayerNorm
+// blocks with attention over each sequence's length (transformer/transformer_block.hpp)
 //   x ← x + Dropout(Proj(Attention(LN1(x)))),   x ← x + Dropout(FC2(GELU(FC1(LN2(x))))),
 // a final LayerNorm, mean pooling over non-padding tokens and a linear classifier, trained with
 // cross-entropy. Parameters live in one allocation, activations in another, both sized once for
@@ -12,9 +13,10 @@
 #include <vector>
 
 #include "transformer/attention_layout.hpp"
-#include "transformer/linear_attention.hpp"
+#include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/parameter_tensors.hpp"
+#include "transformer/transformer_block.hpp"
 
 namespace cpm {
 
@@ -64,48 +66,34 @@ class TransformerClassifier {
   // (C, batch) pooled representation of the last forward.
   const T* pooled() const { return pooled_; }
   // The input of layer `layer`'s attention after its q|k|v projection, and where head h's keys sit.
-  const T* qkv(int layer) const { return layer_acts_[layer].qkv; }
+  const T* qkv(int layer) const { return blocks_[layer].qkv(); }
   AttentionLayout attention_layout(int batch, int length) const;
   // The scale applied to projected tokens before the feature map (d_head^{-1/4}).
   T feature_input_scale() const;
 
  private:
-  struct LayerParameters {
-    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w,
-        fc_proj_b;
-  };
-  struct LayerActivations {
-    // input: the residual stream entering the layer; residual = input + dropout(att_proj);
-    // output = residual + dropout(fc_proj). Masks hold the dropout multipliers.
-    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *att_mask, *residual, *ln2,
-        *ln2_mean, *ln2_rstd, *fc, *fc_gelu, *fc_proj, *fc_mask, *output, *lse;
-    LinearAttentionCache<T> cache;
-  };
+  using Block = TransformerBlock<T>;
 
   std::size_t add_tensor(const std::string& name, int rows, int cols, bool decay);
   void allocate_activations();
   T* param(std::size_t offset) { return parameters_.data() + offset; }
   T* grad(std::size_t offset) { return gradients_.data() + offset; }
+  // Layer `layer`'s particles, null without linear attention.
+  const T* block_particles(int layer) const;
 
   ModelShape shape_;
   int max_batch_, max_length_;
   std::vector<ParameterTensor> tensors_;
   std::size_t wte_, wpe_, lnf_w_, lnf_b_, cls_w_, cls_b_;
-  std::vector<LayerParameters> layer_params_;
+  std::vector<Block> blocks_;
   std::vector<T> parameters_, gradients_, particles_;
 
   // Activations (one allocation) and backward scratch (a second one, reused by every layer).
-  std::vector<T> activations_;
-  std::vector<double> activations_double_;
-  std::vector<LayerActivations> layer_acts_;
+  ModelBuffers<T> buffers_;
   T *embedding_, *embedding_mask_, *drop_embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *pooled_,
       *logits_, *probs_;
-  double* row_loss_;  // cross-entropy terms of the rows (B)
-  std::vector<T> backward_scratch_;
-  T *d_residual_, *d_a_, *d_b_, *d_ff_a_, *d_ff_b_, *d_qkv_, *d_pooled_, *d_logits_;
-  std::vector<T> linear_scratch_;  // per-chunk weight gradients of the linear layers
-  std::vector<T> attention_scratch_;
-  std::vector<double> attention_scratch_double_;
+  double* row_loss_;         // cross-entropy terms of the rows (B)
+  T *d_pooled_, *d_logits_;  // the head's gradients, in buffers_'s backward scratch
   bool dropout_active_ = false;
 };
 

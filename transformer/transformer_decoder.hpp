@@ -1,6 +1,7 @@
 #pragma once
 // The causal decoder for next-token tasks (associative recall, MQAR): token + learned position
-// embeddings (none with shape.position_embedding = false), pre-LayerNorm blocks
+// embeddings (none with shape.position_embedding = false), a stack of pre-LayerNorm blocks with
+// causal attention (transformer/transformer_block.hpp)
 //   x ← x + Proj(CausalAttention(LN1(x))),   x ← x + FC2(GELU(FC1(LN2(x))))   (d_ff = 0: no MLP),
 // or, with shape.conv_kernel = k > 0, the hybrid of Zoology's MQAR anchor (Arora et al. 2023):
 // even layers mix the sequence with BaseConv instead of attention,
@@ -9,10 +10,9 @@
 // a final LayerNorm and a linear head onto the vocabulary, trained with cross-entropy on the scored
 // positions only (target ≥ 0; −1 marks a position that is not scored). The head runs on the scored
 // positions alone, so a task that scores few positions of a long sequence pays for few (V × C)
-// products. Built from the classifier's layer functions; the attention is the causal form of each
-// kind (docs/model.md §2, "Causal (decoder) attention"). Parameters live in one allocation,
-// activations in another, both sized once for (max_batch, max_length, max_scored); a training step
-// allocates nothing.
+// products. The attention is the causal form of each kind (docs/model.md §2, "Causal (decoder)
+// attention"). Parameters live in one allocation, activations in another, both sized once for
+// (max_batch, max_length, max_scored); a training step allocates nothing.
 //
 // T is float for training and double for the finite-difference tests.
 #include <cstddef>
@@ -21,8 +21,9 @@
 #include <vector>
 
 #include "transformer/attention_layout.hpp"
-#include "transformer/causal_linear_attention.hpp"
+#include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
+#include "transformer/transformer_block.hpp"
 #include "transformer/transformer_classifier.hpp"
 
 namespace cpm {
@@ -87,48 +88,32 @@ class TransformerDecoder {
   // feature_input_scale() = d_head^{-1/4}. Null for a BaseConv layer (!shape().attention_layer(l)),
   // which has no q, k, v; its particle blocks (head_particles) exist but are unused, and their
   // gradients stay 0.
-  const T* qkv(int layer) const { return layer_acts_[layer].qkv; }
+  const T* qkv(int layer) const { return blocks_[layer].qkv(); }
   T feature_input_scale() const;
 
  private:
-  // An attention layer has qkv and proj, a BaseConv layer conv and conv_proj.
-  struct LayerParameters {
-    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, conv_w, conv_b, conv_proj_w,
-        conv_proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w, fc_proj_b;
-  };
-  struct LayerActivations {
-    // Attention: residual = input + att_proj. BaseConv: residual = input + conv ⊙ conv_proj + ln1
-    // (conv = ShortConv(ln1), conv_proj = W_p ln1 + b_p). output = residual + fc_proj (residual
-    // itself without an MLP). The pointers of the other mixer are null.
-    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *conv, *conv_proj, *residual, *ln2,
-        *ln2_mean, *ln2_rstd, *fc, *fc_gelu, *fc_proj, *output, *lse;
-    CausalLinearAttentionCache<T> cache;
-  };
+  using Block = TransformerBlock<T>;
 
   std::size_t add_tensor(const std::string& name, int rows, int cols, bool decay);
   void allocate_activations();
   T* param(std::size_t offset) { return parameters_.data() + offset; }
   T* grad(std::size_t offset) { return gradients_.data() + offset; }
-  bool has_mlp() const { return shape_.d_ff > 0; }
+  // Layer `layer`'s particles, null without linear attention.
+  const T* block_particles(int layer) const;
 
   ModelShape shape_;
   int max_batch_, max_length_, max_scored_, particle_rows_ = 0;
   std::vector<ParameterTensor> tensors_;
   std::size_t wte_, wpe_ = 0, lnf_w_, lnf_b_, head_w_, head_b_;  // wpe_: with position_embedding
-  std::vector<LayerParameters> layer_params_;
+  std::vector<Block> blocks_;
   std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
 
-  std::vector<T> activations_;
-  std::vector<double> activations_double_;
-  std::vector<LayerActivations> layer_acts_;
+  ModelBuffers<T> buffers_;
   T *embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *gathered_, *logits_, *probs_;
   double* row_loss_;  // cross-entropy terms of the scored positions (S)
   std::vector<int> scored_positions_, scored_targets_, full_lengths_;
   int scored_count_ = 0;
-  std::vector<T> backward_scratch_;
-  T *d_residual_, *d_a_, *d_b_, *d_ff_a_, *d_ff_b_, *d_qkv_, *d_gathered_, *d_logits_;
-  std::vector<T> linear_scratch_, attention_scratch_;
-  std::vector<double> attention_scratch_double_;
+  T *d_gathered_, *d_logits_;  // the head's gradients, in buffers_'s backward scratch
 };
 
 extern template class TransformerDecoder<float>;
