@@ -1,7 +1,8 @@
 # The two commands of the README, and a few more. Everything else is CMake.
 #   make run       installs what is missing, builds the cpm command alone, runs the default study
 #   make test      the same set-up, then every test (builds the tests first)
-#   make install   installs cpm into PREFIX (default /usr/local): see docs/guide/installing.md
+#   make install   installs cpm and its Python package into PREFIX (default /usr/local): see
+#                  docs/guide/installing.md
 #   make sanitize  every test built with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz      every reader fuzzed for FUZZ_SECONDS each (default 60): scripts/fuzz.sh
 BUILD_DIR ?= build
@@ -9,7 +10,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
-.PHONY: run test build configure configure-run deps deps-test bench install sanitize fuzz clean
+.PHONY: run test build configure configure-run deps deps-test deps-python bench install sanitize fuzz clean
 
 run: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target cpm_app
@@ -39,7 +40,8 @@ fuzz:
 	bash scripts/install-deps.sh fuzz
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# `make run` and `make install` configure without the tests, whose packages they do not install.
+# `make run` and `make install` configure without the tests, whose packages they do not install;
+# `make install` builds what it installs: the command, the library and the Python package.
 configure-run: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCPM_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 
@@ -50,8 +52,9 @@ bench: configure
 	bash scripts/install-deps.sh bench
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target benchmarks
 
-install: configure-run
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target cpm cpm_app
+install: deps-python
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCPM_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 # The script checks each package and installs only what is missing: `make run` the packages the
@@ -61,6 +64,9 @@ deps:
 
 deps-test:
 	bash scripts/install-deps.sh test
+
+deps-python:
+	bash scripts/install-deps.sh python
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -2,6 +2,7 @@
 # Installs the Debian packages cpm needs. Idempotent: packages already present are skipped, so a
 # second run does nothing and needs no network.
 #   install-deps.sh        what building and running the `cpm` command needs (make run)
+#   install-deps.sh python that, and what the Python package needs (make install)
 #   install-deps.sh test   that, and what the tests and benchmarks need (make test)
 #   install-deps.sh bench  that, and OpenBLAS for the PyTorch anchor of the benchmarks (make bench;
 #                          it becomes the system's libblas.so.3, so numpy uses it too)
@@ -23,13 +24,16 @@ if [ "${1:-}" = "test" ] || [ "${1:-}" = "bench" ]; then
   packages+=(
     libgtest-dev libgmock-dev googletest libbenchmark-dev librandom123-dev
     python3 python3-numpy python3-h5py python3-pandas python3-mdanalysis python3-torch python3-vtk9
+    python3-dev pybind11-dev python3-pytest python3-matplotlib
     dataset-fashion-mnist
   )
   if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread); fi
+elif [ "${1:-}" = "python" ]; then
+  packages+=(python3 python3-dev python3-numpy pybind11-dev)
 elif [ "${1:-}" = "fuzz" ]; then
   packages+=(clang libclang-rt-dev libomp-dev)
 elif [ -n "${1:-}" ]; then
-  echo "install-deps: unknown argument '$1' (none, 'test', 'bench' or 'fuzz')" >&2
+  echo "install-deps: unknown argument '$1' (none, 'python', 'test', 'bench' or 'fuzz')" >&2
   exit 2
 fi
 
