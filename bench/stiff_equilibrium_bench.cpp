@@ -72,9 +72,9 @@ cpm::ParticleSystemSpec crowded_gas(int dim, Eigen::Index n, const std::string& 
   spec.potential = std::make_shared<cpm::ZeroPotential>();
   spec.interaction.kernel = cpm::InteractionKernel::power(0.5);
   spec.interaction.lambda = 1.0;
-  spec.interaction.method = "direct";
+  spec.interaction.method = cpm::PairSumMethod::direct;
   spec.dynamics.beta = std::numeric_limits<double>::infinity();
-  spec.dynamics.integrator = integrator;
+  spec.dynamics.integrator = cpm::enum_from_name<cpm::Integrator>(integrator);
   spec.n = n;
   spec.seed = 1;
   spec.source = "bench";
@@ -101,7 +101,7 @@ double projected_gradient_norm(cpm::ParticleSystem& system, const cpm::Domain& d
 void minimize(const std::string& name, int dim, Eigen::Index n, const std::string& method,
               double budget) {
   cpm::ParticleSystemSpec spec = crowded_gas(dim, n, "minimize");
-  spec.dynamics.minimizer = method;
+  spec.dynamics.minimizer = cpm::enum_from_name<cpm::MinimizerMethod>(method);
   spec.dynamics.max_iterations = 100000000;
   cpm::ParticleSystem system = cpm::build_particle_system(spec, 0);
   cpm::Particles p = initial_particles(dim, n);

@@ -130,9 +130,10 @@ InteractionConfig read_interaction(TomlReader t, std::optional<int> dim,
   c.lambda = t.number("lambda", c.lambda);
   require(t, c.lambda >= 0.0 || c.kernel.kind == K::quadratic || c.kernel.kind == K::absolute,
           "lambda", "must be >= 0 (attraction: a quadratic or absolute kernel with kappa < 0)");
-  c.method = t.choice("method", {"reference", "direct", "mesh"}, c.method);
+  c.method = t.enumerated("method", std::optional(c.method));
   if (t.has("mesh_near_cells")) {
-    require(t, c.method == "mesh", "mesh_near_cells", "applies to method = \"mesh\" only");
+    require(t, c.method == PairSumMethod::mesh, "mesh_near_cells",
+            "applies to method = \"mesh\" only");
     const std::int64_t near = t.integer("mesh_near_cells");
     require(t, near >= -1 && near <= 3, "mesh_near_cells",
             "must lie in -1 … 3 (-1: the plain mesh)");
@@ -172,31 +173,39 @@ InitialLaw read_initial(TomlReader t, int dim) {
   return law;
 }
 
-bool noiseless_integrator(const std::string& integrator) {
-  return integrator == "gradient_flow" || integrator == "implicit_gradient_flow" ||
-         integrator == "minimize";
+const std::vector<std::string>& names(PairSumMethod) {
+  static const std::vector<std::string> all{"reference", "direct", "mesh"};
+  return all;
+}
+
+const std::vector<std::string>& names(Integrator) {
+  static const std::vector<std::string> all{"langevin", "gradient_flow", "implicit_gradient_flow",
+                                            "implicit_langevin", "minimize"};
+  return all;
+}
+
+bool noiseless_integrator(Integrator integrator) {
+  return integrator == Integrator::gradient_flow ||
+         integrator == Integrator::implicit_gradient_flow || integrator == Integrator::minimize;
 }
 
 DynamicsConfig read_dynamics(TomlReader t, DynamicsClock clock, const DynamicsConfig& defaults) {
   DynamicsConfig c = defaults;
   c.beta = t.number("beta", c.beta);
   require(t, c.beta > 0.0, "beta", "must be positive (use \"inf\" for the noiseless flow)");
-  c.integrator = t.choice(
-      "integrator",
-      {"langevin", "gradient_flow", "implicit_gradient_flow", "implicit_langevin", "minimize"},
-      c.integrator);
+  c.integrator = t.enumerated("integrator", std::optional(c.integrator));
   require(t, !noiseless_integrator(c.integrator) || std::isinf(c.beta), "integrator",
-          c.integrator +
-              (c.integrator == "minimize" ? " finds the noiseless equilibrium"
-                                          : " is the noiseless flow") +
+          name_of(c.integrator) +
+              (c.integrator == Integrator::minimize ? " finds the noiseless equilibrium"
+                                                    : " is the noiseless flow") +
               " and needs beta = \"inf\"");
-  const bool minimize = c.integrator == "minimize";
+  const bool minimize = c.integrator == Integrator::minimize;
   if (t.has("minimizer")) {
     require(t, minimize, "minimizer", "applies to integrator = \"minimize\" only");
-    c.minimizer = t.choice("minimizer", {"newton", "lbfgs", "fire"});
+    c.minimizer = t.enumerated<MinimizerMethod>("minimizer");
   }
   if (t.has("tolerance")) {
-    require(t, minimize || c.integrator == "implicit_langevin", "tolerance",
+    require(t, minimize || c.integrator == Integrator::implicit_langevin, "tolerance",
             "applies to integrator = \"minimize\" or \"implicit_langevin\" only");
     c.tolerance = t.number("tolerance");
     require(t, c.tolerance > 0.0, "tolerance", "must be positive");

@@ -11,8 +11,10 @@
 
 #include "config/toml_reader.hpp"
 #include "core/domain.hpp"
+#include "core/enum_names.hpp"
 #include "core/initial_law.hpp"
 #include "physics/riesz_kernel.hpp"
+#include "solvers/energy_minimizer.hpp"
 
 namespace cpm {
 
@@ -21,10 +23,15 @@ struct PotentialConfig {
   double strength = 1.0;           // a in V = a|x|²/2
 };
 
+// How the pair sums are computed (solvers/): the plain O(N²) loop, the blocked SIMD loop, or the
+// particle-mesh method.
+enum class PairSumMethod { reference, direct, mesh };
+const std::vector<std::string>& names(PairSumMethod);  // "reference", "direct", "mesh"
+
 struct InteractionConfig {
   InteractionKernel kernel = InteractionKernel::power(0.5);
   double lambda = 1.0;
-  std::string method = "direct";  // reference | direct | mesh
+  PairSumMethod method = PairSumMethod::direct;
   // mesh: pairs up to this many cells apart are summed exactly (solvers/particle_mesh_sum.hpp);
   // −1 is the plain mesh, which smooths close pairs over a cell. Absent: default_near_cells(d).
   std::optional<int> mesh_near_cells = std::nullopt;
@@ -38,23 +45,32 @@ enum class DynamicsClock { time, steps };
 // Euler–Maruyama), gradient_flow (Dormand–Prince, β = ∞), implicit_gradient_flow (ROS3P with
 // Krylov solves, β = ∞), implicit_langevin (drift-implicit Euler–Maruyama) and minimize (the β = ∞
 // equilibrium by energy minimisation).
+enum class Integrator {
+  langevin,
+  gradient_flow,
+  implicit_gradient_flow,
+  implicit_langevin,
+  minimize
+};
+const std::vector<std::string>& names(Integrator);
+
 struct DynamicsConfig {
   double beta = std::numeric_limits<double>::infinity();
-  std::string integrator = "langevin";
+  Integrator integrator = Integrator::langevin;
   double step = 1e-3;                // Langevin η; first step of the flows; FIRE's first time step
   double t_end = 1.0;                // clock time
   int outputs = 10;                  // clock time: output times after t = 0, equally spaced
   int steps = 0;                     // clock steps: the number of steps
   double absolute_tolerance = 1e-8;  // gradient_flow, implicit_gradient_flow
   double relative_tolerance = 1e-6;
-  std::string minimizer = "newton";  // minimize: newton | lbfgs | fire (cpm run: newton in 1D,
-                                     // lbfgs otherwise)
-  double tolerance = 1e-8;           // minimize, implicit_langevin: projected-gradient norm
-  int max_iterations = 10000;        // minimize
+  MinimizerMethod minimizer = MinimizerMethod::newton;  // minimize (cpm run: newton in 1D, lbfgs
+                                                        // otherwise)
+  double tolerance = 1e-8;     // minimize, implicit_langevin: projected-gradient norm
+  int max_iterations = 10000;  // minimize
 };
 
 // Whether the integrator needs β = ∞ (the noiseless flows and the minimiser).
-bool noiseless_integrator(const std::string& integrator);
+bool noiseless_integrator(Integrator integrator);
 
 // Each reader consumes its table (finish() rejects keys it did not read). A caller with keys
 // of its own in the same table reads them first from the reader it then passes on.

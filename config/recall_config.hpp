@@ -127,10 +127,10 @@ struct RecallPhaseAConfig {
   // [phase_a.dynamics]: by default β = ∞ and the energy minimised by projected FIRE (gradient
   // only: L-BFGS and Newton factor the pair Hessian, dense for m particles in d_head dimensions),
   // at most max_iterations iterations; Langevin with `steps` steps of size `step` on request.
-  DynamicsConfig dynamics{.integrator = "minimize",
+  DynamicsConfig dynamics{.integrator = Integrator::minimize,
                           .step = 0.05,
                           .steps = 100,
-                          .minimizer = "fire",
+                          .minimizer = MinimizerMethod::fire,
                           .tolerance = 1e-4,
                           .max_iterations = 200};
   // [phase_a.interaction]; absent kernel: riesz with s = d_head − 1, which spreads particles in

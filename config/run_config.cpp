@@ -188,13 +188,13 @@ RunConfig parse_config(const std::string& text, const std::string& source,
   // The minimiser's default depends on d: Newton's exact Hessian pays off in 1D, where it is a
   // band; in 2D and 3D L-BFGS finds better minima faster (bench/RESULTS.md, "β = ∞ equilibria").
   DynamicsConfig dynamics_defaults;
-  dynamics_defaults.minimizer = dim == 1 ? "newton" : "lbfgs";
+  dynamics_defaults.minimizer = dim == 1 ? MinimizerMethod::newton : MinimizerMethod::lbfgs;
   c.dynamics = read_dynamics(root.table("dynamics"), DynamicsClock::time, dynamics_defaults);
 
   c.output.directory = read_output_directory(root.table("output"), c.output.directory);
 
   if (root.has("grid")) c.grid = read_grid(root.table("grid"), c.domain);
-  if (c.dynamics.integrator == "minimize" && (c.grid || read_study))
+  if (c.dynamics.integrator == Integrator::minimize && (c.grid || read_study))
     throw InputError(source + ": dynamics.integrator: minimize gives one equilibrium, not a " +
                      (read_study ? "trajectory for a study" : "trajectory beside the grid solver") +
                      " (use gradient_flow or implicit_gradient_flow)");

@@ -77,7 +77,7 @@ void validate_model(const LdpConfig& c) {
   const std::string& where = c.model.source;
   if (c.betas.empty() && !std::isfinite(c.model.dynamics.beta))
     throw InputError(where + ": dynamics.beta: must be finite for a large-deviation study");
-  if (c.model.dynamics.integrator != "langevin")
+  if (c.model.dynamics.integrator != Integrator::langevin)
     throw InputError(where +
                      ": dynamics.integrator: a large-deviation study runs the Langevin dynamics");
   if (c.statistic == "w1" &&

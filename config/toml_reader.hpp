@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "io/input_error.hpp"
 #include "io/text_file.hpp"
 
@@ -29,6 +30,12 @@ class TomlReader {
   // A string that must be one of `choices`.
   std::string choice(const std::string& key, const std::vector<std::string>& choices,
                      std::optional<std::string> fallback = {});
+  // One of the names of the enumeration E (core/enum_names.hpp), returned as its enumerator.
+  template <class E>
+  E enumerated(const std::string& key, std::optional<E> fallback = {}) {
+    return enum_from_name<E>(choice(
+        key, names(E{}), fallback ? std::optional<std::string>(name_of(*fallback)) : std::nullopt));
+  }
   std::vector<double> numbers(const std::string& key,
                               std::optional<std::vector<double>> fallback = {});
   // An array of numbers, or one number read as an array of one.

@@ -42,16 +42,18 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
                                                      const Domain& domain, Eigen::Index n,
                                                      const std::string& source,
                                                      const std::string& section) {
-  const std::string& method = interaction.method;
-  if (method == "reference") return make_reference_pair_sum(interaction.kernel);
-  if (method == "direct") return make_blocked_pair_sum(interaction.kernel);
-  if (method == "mesh") {
-    check_mesh_domain(domain, source, section);
-    return make_particle_mesh_sum(interaction.kernel, domain.lower(), domain.upper(),
-                                  default_mesh_cells(n, domain.dim()),
-                                  mesh_near_cells(interaction, domain.dim()));
+  switch (interaction.method) {
+    case PairSumMethod::reference:
+      return make_reference_pair_sum(interaction.kernel);
+    case PairSumMethod::direct:
+      return make_blocked_pair_sum(interaction.kernel);
+    case PairSumMethod::mesh:
+      check_mesh_domain(domain, source, section);
+      return make_particle_mesh_sum(interaction.kernel, domain.lower(), domain.upper(),
+                                    default_mesh_cells(n, domain.dim()),
+                                    mesh_near_cells(interaction, domain.dim()));
   }
-  throw std::invalid_argument("interaction method '" + method + "' is not available");
+  throw std::logic_error("unknown pair-sum method");
 }
 
 namespace {
@@ -59,11 +61,11 @@ namespace {
 // What a system spread over ranks can run so far (docs/distributed.md §8).
 std::unique_ptr<InteractionSum> make_spread_interaction_sum(const ParticleSystemSpec& spec) {
   const std::string ranks = " on " + std::to_string(spec.ranks.size()) + " MPI ranks";
-  if (spec.dynamics.integrator != "langevin")
-    throw InputError(spec.source + ": dynamics.integrator: " + spec.dynamics.integrator +
+  if (spec.dynamics.integrator != Integrator::langevin)
+    throw InputError(spec.source + ": dynamics.integrator: " + name_of(spec.dynamics.integrator) +
                      " does not spread over MPI ranks yet; use \"langevin\"" + ranks +
                      ", or one rank");
-  if (spec.interaction.method != "mesh")
+  if (spec.interaction.method != PairSumMethod::mesh)
     return std::make_unique<DistributedPairSum>(spec.interaction.kernel, spec.ranks.communicator());
   check_mesh_domain(spec.domain, spec.source, spec.section);
   try {
@@ -87,29 +89,32 @@ ParticleSystem build_particle_system(const ParticleSystemSpec& spec, std::uint64
           : make_interaction_sum(spec.interaction, spec.domain, spec.n, spec.source, spec.section),
       spec.interaction.lambda);
   const DynamicsConfig& d = spec.dynamics;
-  const bool minimize = d.integrator == "minimize";
-  if (minimize && spec.interaction.method == "mesh")
+  const bool minimize = d.integrator == Integrator::minimize;
+  if (minimize && spec.interaction.method == PairSumMethod::mesh)
     throw InputError(spec.source +
                      ": dynamics.integrator: minimize needs the exact gradient of the energy it "
                      "minimises, which the particle-mesh forces are not (use " +
                      spec.section + ".method = \"direct\")");
-  if (d.integrator == "implicit_gradient_flow" || d.integrator == "implicit_langevin" ||
-      (minimize && d.minimizer != "fire"))
-    system.jacobian = std::make_unique<DriftJacobian>(
-        *system.forces, spec.domain,
-        spec.interaction.method == "mesh" ? nullptr : make_pair_hessian(spec.interaction.kernel));
-  if (d.integrator == "gradient_flow") {
+  if (d.integrator == Integrator::implicit_gradient_flow ||
+      d.integrator == Integrator::implicit_langevin ||
+      (minimize && d.minimizer != MinimizerMethod::fire))
+    system.jacobian =
+        std::make_unique<DriftJacobian>(*system.forces, spec.domain,
+                                        spec.interaction.method == PairSumMethod::mesh
+                                            ? nullptr
+                                            : make_pair_hessian(spec.interaction.kernel));
+  if (d.integrator == Integrator::gradient_flow) {
     system.integrator = std::make_unique<GradientFlowIntegrator>(
         *system.forces, spec.domain,
         GradientFlowParameters{d.absolute_tolerance, d.relative_tolerance, d.step});
-  } else if (d.integrator == "implicit_gradient_flow") {
+  } else if (d.integrator == Integrator::implicit_gradient_flow) {
     ImplicitGradientFlowParameters p;
     p.absolute_tolerance = d.absolute_tolerance;
     p.relative_tolerance = d.relative_tolerance;
     p.initial_step = d.step;
     system.integrator = std::make_unique<ImplicitGradientFlowIntegrator>(
         *system.forces, *system.jacobian, spec.domain, p);
-  } else if (d.integrator == "implicit_langevin") {
+  } else if (d.integrator == Integrator::implicit_langevin) {
     system.integrator = std::make_unique<ImplicitLangevinIntegrator>(
         *system.forces, *system.jacobian, spec.domain,
         ImplicitLangevinParameters{d.step, d.beta, spec.seed, replica, d.tolerance, 100});

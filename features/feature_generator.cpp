@@ -130,7 +130,7 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     // blocks that cost O(N² d²), and with it the line search still took ~10 force evaluations
     // per iteration, against ~1.4 here (bench/RESULTS.md, "Random-feature frequencies").
     MinimizerParameters parameters;
-    parameters.method = "lbfgs";
+    parameters.method = MinimizerMethod::lbfgs;
     parameters.tolerance = g.tolerance;
     parameters.max_iterations = g.max_iterations;
     EnergyMinimizer minimizer(forces, nullptr, space, parameters);

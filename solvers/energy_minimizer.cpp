@@ -54,6 +54,11 @@ double max_row_norm(const Eigen::MatrixXd& m) {
 
 }  // namespace
 
+const std::vector<std::string>& names(MinimizerMethod) {
+  static const std::vector<std::string> all{"newton", "lbfgs", "fire"};
+  return all;
+}
+
 EnergyMinimizer::EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Domain domain,
                                  MinimizerParameters parameters)
     : forces_(forces),
@@ -61,10 +66,7 @@ EnergyMinimizer::EnergyMinimizer(ForceField& forces, DriftJacobian* jacobian, Do
       constraints_(std::move(domain)),
       parameters_(std::move(parameters)),
       memory_(kLbfgsMemory) {
-  const std::string& method = parameters_.method;
-  if (method != "newton" && method != "lbfgs" && method != "fire")
-    throw std::invalid_argument("unknown minimiser '" + method + "'");
-  if (method == "newton" && !jacobian_)
+  if (parameters_.method == MinimizerMethod::newton && !jacobian_)
     throw std::invalid_argument("the newton minimiser needs the drift's Jacobian");
   if (!(parameters_.tolerance > 0.0))
     throw std::invalid_argument("minimiser tolerance must be positive");
@@ -117,8 +119,8 @@ std::optional<MinimizationResult> EnergyMinimizer::stop(const Point& current, in
 MinimizationResult EnergyMinimizer::minimize(Eigen::MatrixXd& x, const MinimizerObserver& observe) {
   sigma_ = 0.0;
   anchor_ = nullptr;
-  if (parameters_.method == "fire") return fire(x, observe);
-  return parameters_.method == "lbfgs" ? lbfgs(x, observe) : newton(x, observe);
+  if (parameters_.method == MinimizerMethod::fire) return fire(x, observe);
+  return parameters_.method == MinimizerMethod::lbfgs ? lbfgs(x, observe) : newton(x, observe);
 }
 
 MinimizationResult EnergyMinimizer::minimize_proximal(Eigen::MatrixXd& y,

@@ -18,15 +18,19 @@
 #include <string>
 
 #include "core/domain.hpp"
+#include "core/enum_names.hpp"
 #include "solvers/drift_jacobian.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/lbfgs_memory.hpp"
 
 namespace cpm {
 
+enum class MinimizerMethod { newton, lbfgs, fire };
+const std::vector<std::string>& names(MinimizerMethod);  // "newton", "lbfgs", "fire"
+
 struct MinimizerParameters {
-  std::string method = "newton";  // newton | lbfgs | fire
-  double tolerance = 1e-8;        // stop when r(Ω) ≤ tolerance
+  MinimizerMethod method = MinimizerMethod::newton;
+  double tolerance = 1e-8;  // stop when r(Ω) ≤ tolerance
   int max_iterations = 10000;
   double fire_step = 1e-3;  // FIRE: the first time step; it grows to at most 10 times that
 };

@@ -169,9 +169,9 @@ ImplicitLangevinIntegrator::ImplicitLangevinIntegrator(ForceField& forces, Drift
                                                        Domain domain,
                                                        ImplicitLangevinParameters parameters)
     : parameters_(parameters),
-      minimizer_(
-          forces, &jacobian, std::move(domain),
-          MinimizerParameters{"newton", parameters.tolerance, parameters.max_iterations, 1e-3}) {
+      minimizer_(forces, &jacobian, std::move(domain),
+                 MinimizerParameters{MinimizerMethod::newton, parameters.tolerance,
+                                     parameters.max_iterations, 1e-3}) {
   if (!(parameters_.step > 0.0)) throw std::invalid_argument("Langevin step must be positive");
   if (!(parameters_.beta > 0.0)) throw std::invalid_argument("beta must be positive");
 }

@@ -113,7 +113,7 @@ LearningSettings learning_settings(const KernelConfig& c, const KernelRunData& d
   }
   s.dynamics = c.dynamics;
   s.dynamics.beta = beta;
-  if (std::isfinite(beta)) s.dynamics.integrator = "langevin";
+  if (std::isfinite(beta)) s.dynamics.integrator = Integrator::langevin;
   s.dynamics.steps = checkpoints.empty() ? c.dynamics.steps : checkpoints.back();
   s.radius = c.learning.radius;
   s.record_every = c.learning.record_every;

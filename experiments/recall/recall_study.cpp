@@ -55,12 +55,12 @@ std::string settings_fingerprint(const RecallConfig& c) {
     << "\ntraining.early_stop_accuracy = " << r.early_stop_accuracy
     << "\nphase_a.after_steps = " << p.after_steps << "\nphase_a.examples = " << p.examples
     << "\nphase_a.gamma = " << p.gamma << "\nphase_a.radius = " << (p.radius ? *p.radius : -1.0)
-    << "\nphase_a.dynamics = " << p.dynamics.integrator << ' ' << p.dynamics.minimizer << ' '
-    << p.dynamics.beta << ' ' << p.dynamics.step << ' ' << p.dynamics.steps << ' '
-    << p.dynamics.tolerance << ' ' << p.dynamics.max_iterations
+    << "\nphase_a.dynamics = " << name_of(p.dynamics.integrator) << ' '
+    << name_of(p.dynamics.minimizer) << ' ' << p.dynamics.beta << ' ' << p.dynamics.step << ' '
+    << p.dynamics.steps << ' ' << p.dynamics.tolerance << ' ' << p.dynamics.max_iterations
     << "\nphase_a.interaction = " << static_cast<int>(p.interaction.kernel.kind) << ' '
     << p.interaction.kernel.s << ' ' << p.interaction.kernel.epsilon << ' '
-    << p.interaction.kernel.kappa << ' ' << p.interaction.method
+    << p.interaction.kernel.kappa << ' ' << name_of(p.interaction.method)
     << "\nphase_a.repulsion_fraction = " << p.repulsion_fraction << '\n';
   return o.str();
 }

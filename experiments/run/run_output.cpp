@@ -55,26 +55,26 @@ ParameterSet run_parameters(const RunConfig& c) {
   p.set("interaction.epsilon", k.epsilon);
   p.set("interaction.kappa", k.kappa);
   p.set("interaction.lambda", c.interaction.lambda);
-  p.set("interaction.method", c.interaction.method);
-  if (c.interaction.method == "mesh")
+  p.set("interaction.method", name_of(c.interaction.method));
+  if (c.interaction.method == PairSumMethod::mesh)
     p.set("interaction.mesh_near_cells",
           static_cast<std::int64_t>(mesh_near_cells(c.interaction, c.domain.dim())));
   p.set("initial.law", c.initial.describe());
   p.set("dynamics.beta", c.dynamics.beta);
-  p.set("dynamics.integrator", c.dynamics.integrator);
+  p.set("dynamics.integrator", name_of(c.dynamics.integrator));
   p.set("dynamics.step", c.dynamics.step);
   p.set("dynamics.t_end", c.dynamics.t_end);
   p.set("dynamics.outputs", static_cast<std::int64_t>(c.dynamics.outputs));
-  const std::string& integrator = c.dynamics.integrator;
-  if (integrator == "gradient_flow" || integrator == "implicit_gradient_flow") {
+  const Integrator integrator = c.dynamics.integrator;
+  if (integrator == Integrator::gradient_flow || integrator == Integrator::implicit_gradient_flow) {
     p.set("dynamics.absolute_tolerance", c.dynamics.absolute_tolerance);
     p.set("dynamics.relative_tolerance", c.dynamics.relative_tolerance);
   }
-  if (integrator == "minimize") {
-    p.set("dynamics.minimizer", c.dynamics.minimizer);
+  if (integrator == Integrator::minimize) {
+    p.set("dynamics.minimizer", name_of(c.dynamics.minimizer));
     p.set("dynamics.max_iterations", static_cast<std::int64_t>(c.dynamics.max_iterations));
   }
-  if (integrator == "minimize" || integrator == "implicit_langevin")
+  if (integrator == Integrator::minimize || integrator == Integrator::implicit_langevin)
     p.set("dynamics.tolerance", c.dynamics.tolerance);
   if (c.grid) {
     std::vector<double> cells(c.grid->cells.data(), c.grid->cells.data() + c.grid->cells.size());
@@ -190,8 +190,8 @@ std::string resolved_run_config(const RunConfig& c, const std::string& note) {
   if (k.kind == InteractionKernel::Kind::quadratic || k.kind == InteractionKernel::Kind::absolute)
     doc.entry("kappa", toml_float(k.kappa));
   doc.entry("lambda", toml_float(c.interaction.lambda))
-      .entry("method", toml_string(c.interaction.method));
-  if (c.interaction.method == "mesh")
+      .entry("method", toml_string(name_of(c.interaction.method)));
+  if (c.interaction.method == PairSumMethod::mesh)
     doc.entry("mesh_near_cells", toml_integer(mesh_near_cells(c.interaction, c.domain.dim())));
 
   const InitialLaw& law = c.initial;
@@ -217,7 +217,7 @@ std::string resolved_run_config(const RunConfig& c, const std::string& note) {
   const DynamicsConfig& d = c.dynamics;
   doc.table("dynamics")
       .entry("beta", toml_float(d.beta))
-      .entry("integrator", toml_string(d.integrator))
+      .entry("integrator", toml_string(name_of(d.integrator)))
       .entry("step", toml_float(d.step))
       .entry("t_end", toml_float(d.t_end))
       .entry("outputs", toml_integer(d.outputs))

@@ -65,7 +65,7 @@ double restore_from(const RunConfig& config, const std::string& path,
 }
 
 std::vector<double> output_times(const DynamicsConfig& dynamics, double start) {
-  if (dynamics.integrator == "minimize")
+  if (dynamics.integrator == Integrator::minimize)
     return start < dynamics.t_end ? std::vector<double>{dynamics.t_end} : std::vector<double>{};
   std::vector<double> times;
   for (int k = 0; k <= dynamics.outputs; ++k) {

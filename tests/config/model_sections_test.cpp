@@ -201,16 +201,16 @@ TEST(ModelSections, TheMinimiserDefaultsToNewtonIn1DAndLbfgsOtherwise) {
   const RunConfig line = parse_run_config(
       "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0]\nradius = 1.0\n" + tail,
       "run.toml");
-  EXPECT_EQ(line.dynamics.minimizer, "newton");
+  EXPECT_EQ(line.dynamics.minimizer, MinimizerMethod::newton);
   const RunConfig disc = parse_run_config(
       "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0, 0.0]\nradius = 1.0\n" + tail,
       "run.toml");
-  EXPECT_EQ(disc.dynamics.minimizer, "lbfgs");
+  EXPECT_EQ(disc.dynamics.minimizer, MinimizerMethod::lbfgs);
   const RunConfig chosen = parse_run_config(
       "[particles]\nn = 10\n[domain]\nkind = \"ball\"\ncentre = [0.0, 0.0]\nradius = 1.0\n" + tail +
           "minimizer = \"newton\"\n",
       "run.toml");
-  EXPECT_EQ(chosen.dynamics.minimizer, "newton");
+  EXPECT_EQ(chosen.dynamics.minimizer, MinimizerMethod::newton);
 }
 
 }  // namespace

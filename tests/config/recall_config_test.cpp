@@ -169,7 +169,7 @@ TEST(RecallConfig, PhaseAAndTheRateDropHaveDefaultsAndOneLineErrors) {
   const RecallConfig c = parse_recall_config(retrieval + "[training]\nsteps = 1000\n", "x.toml");
   EXPECT_EQ(c.phase_a.after_steps, 500);  // half of the steps
   EXPECT_EQ(c.phase_a.examples, 256);
-  EXPECT_EQ(c.phase_a.dynamics.integrator, "minimize");
+  EXPECT_EQ(c.phase_a.dynamics.integrator, Integrator::minimize);
   EXPECT_EQ(c.phase_a.interaction.kernel.s, 63.0);  // d_key − 1 = 63
   EXPECT_EQ(c.training.drop_step, 0);
   const RecallVariant kernel = parse_recall_variant("kernel-favor");

@@ -110,7 +110,7 @@ TEST(FeatureGenerator, CoulombGasIn3dHasTheRadialLawOfTheGaussian) {
                    make_blocked_pair_sum(r.repulsion.kernel), 1.0);
   DriftJacobian jacobian(plain, Domain::whole_space(3), make_pair_hessian(r.repulsion.kernel));
   MinimizerParameters parameters;
-  parameters.method = "lbfgs";
+  parameters.method = MinimizerMethod::lbfgs;
   parameters.tolerance = 1e-6;
   Eigen::MatrixXd ball = w;
   ASSERT_TRUE(EnergyMinimizer(plain, &jacobian, Domain::whole_space(3), parameters)

@@ -37,7 +37,8 @@ struct Gas {
   MinimizationResult minimize(Eigen::MatrixXd& x, const std::string& method, double tolerance) {
     const bool identity = method == "lbfgs-identity";
     EnergyMinimizer m(forces, identity ? nullptr : &jacobian, domain,
-                      {identity ? "lbfgs" : method, tolerance, 200000, 1e-2});
+                      {identity ? MinimizerMethod::lbfgs : enum_from_name<MinimizerMethod>(method),
+                       tolerance, 200000, 1e-2});
     return m.minimize(x);
   }
 };
@@ -143,7 +144,8 @@ TEST(EnergyMinimizer, NewtonEnergiesDecreaseAndTheStopIsOnTheProjectedGradient) 
   Gas gas(InteractionKernel::power(0.5), std::make_shared<QuadraticPotential>(0.5),
           Domain::ball(Eigen::VectorXd::Zero(1), 1.0));
   Eigen::MatrixXd x = uniform_start(1, 200, 0.5, 2);
-  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"newton", 1e-9, 1000, 1e-3});
+  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain,
+                    {MinimizerMethod::newton, 1e-9, 1000, 1e-3});
   std::vector<MinimizerProgress> history;
   const MinimizationResult r =
       m.minimize(x, [&](const MinimizerProgress& p) { history.push_back(p); });
@@ -168,7 +170,8 @@ TEST(EnergyMinimizer, LbfgsOnTheCrowdedDiscStopsAtAConstrainedEquilibrium) {
   Gas gas(InteractionKernel::power(0.5), std::make_shared<ZeroPotential>(),
           Domain::ball(Eigen::Vector2d::Zero(), 1.0));
   Eigen::MatrixXd x = uniform_start(2, n, 0.5, 6);
-  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"lbfgs", 1e-10, 20000, 1e-3});
+  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain,
+                    {MinimizerMethod::lbfgs, 1e-10, 20000, 1e-3});
   std::vector<MinimizerProgress> history;
   const MinimizationResult r =
       m.minimize(x, [&](const MinimizerProgress& p) { history.push_back(p); });
@@ -203,7 +206,8 @@ TEST(EnergyMinimizer, LbfgsIteratesDoNotDependOnTheThreadCount) {
     Gas gas(InteractionKernel::power(0.5), std::make_shared<ZeroPotential>(),
             Domain::ball(Eigen::Vector2d::Zero(), 1.0));
     Eigen::MatrixXd x = uniform_start(2, 1600, 0.5, 8);
-    EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"lbfgs", 1e-8, 60, 1e-3});
+    EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain,
+                      {MinimizerMethod::lbfgs, 1e-8, 60, 1e-3});
     EXPECT_EQ(m.minimize(x).stop_reason, "max_iterations");
     iterates.push_back(x);
   }
@@ -217,7 +221,8 @@ TEST(EnergyMinimizer, ProximalMinimiserIsTheDriftImplicitStep) {
           Domain::ball(Eigen::Vector2d::Zero(), 0.6));
   const Eigen::MatrixXd anchor = uniform_start(2, 60, 0.6, 5);
   Eigen::MatrixXd y = anchor;
-  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain, {"newton", 1e-12, 100, 1e-3});
+  EnergyMinimizer m(gas.forces, &gas.jacobian, gas.domain,
+                    {MinimizerMethod::newton, 1e-12, 100, 1e-3});
   const MinimizationResult r = m.minimize_proximal(y, anchor, tau);
   ASSERT_TRUE(r.converged) << r.stop_reason;
   Eigen::MatrixXd drift;

@@ -174,7 +174,8 @@ TEST(ImplicitIntegrators, AdaptiveRosenbrockFlowReachesTheMinimisersEquilibrium)
   flow.advance_to(relaxed, 40.0);
 
   Eigen::MatrixXd minimum = from.positions;
-  EnergyMinimizer newton(gas.forces, &gas.jacobian, gas.domain, {"newton", 1e-11, 1000, 1e-3});
+  EnergyMinimizer newton(gas.forces, &gas.jacobian, gas.domain,
+                         {MinimizerMethod::newton, 1e-11, 1000, 1e-3});
   ASSERT_TRUE(newton.minimize(minimum).converged);
   auto sorted = [](const Eigen::MatrixXd& x) {
     Eigen::VectorXd v = x.col(0);
@@ -217,7 +218,8 @@ TEST(ImplicitIntegrators, ResultsDoNotDependOnTheThreadCount) {
     flow.advance_to(x, 1e-3);
     flows.push_back(x.positions);
     Eigen::MatrixXd minimum = from.positions;
-    EnergyMinimizer newton(gas.forces, &gas.jacobian, gas.domain, {"newton", 1e-8, 1000, 1e-3});
+    EnergyMinimizer newton(gas.forces, &gas.jacobian, gas.domain,
+                           {MinimizerMethod::newton, 1e-8, 1000, 1e-3});
     ASSERT_TRUE(newton.minimize(minimum).converged);
     minima.push_back(minimum);
   }

@@ -54,8 +54,10 @@ RelaxedGas relax(const InteractionKernel& kernel, int d, int n, double radius, d
     ForceField forces(std::make_shared<QuadraticPotential>(1.0), make_blocked_pair_sum(kernel),
                       1.0);
     DriftJacobian jacobian(forces, Domain::whole_space(d), make_pair_hessian(kernel));
-    EnergyMinimizer minimizer(forces, &jacobian, Domain::whole_space(d),
-                              {how == Relaxation::newton ? "newton" : "lbfgs", 1e-10, 20000, 1e-3});
+    EnergyMinimizer minimizer(
+        forces, &jacobian, Domain::whole_space(d),
+        {how == Relaxation::newton ? MinimizerMethod::newton : MinimizerMethod::lbfgs, 1e-10, 20000,
+         1e-3});
     const MinimizationResult r = minimizer.minimize(p.positions);
     EXPECT_TRUE(r.converged) << r.stop_reason;
   }

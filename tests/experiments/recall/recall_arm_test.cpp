@@ -48,7 +48,7 @@ TEST(RecallArm, KernelArmIsTheVanillaRunUntilPhaseAMovesItsParticles) {
   // With Phase A's steps too small to move a float, the kernel arm is the vanilla run: same
   // particles drawn, same training up to the shared checkpoint and after it.
   RecallConfig c = small_retrieval(80);
-  c.phase_a.dynamics.integrator = "langevin";
+  c.phase_a.dynamics.integrator = Integrator::langevin;
   c.phase_a.dynamics.step = 1e-12;
   const RecallRun vanilla =
       run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32, setting(c), 0, 3, kQuiet);
