@@ -1,8 +1,8 @@
 // Training throughput (tokens/s: forward + backward + AdamW) of cpm's classifier against the
-// PyTorch implementation of the same architecture (bench/torch_reference.py), both on the same
-// cores: d_model 64, 4 heads, 2 layers, m = 64, batch 32, at L = 128 and L = 1024. PyTorch runs
-// with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved GFLOP/s and
-// their fraction of the measured FMA throughput stand beside.
+// PyTorch implementation of the same architecture (tests/torch_reference.py --model classifier),
+// both on the same cores: d_model 64, 4 heads, 2 layers, m = 64, batch 32, at L = 128 and L = 1024.
+// PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
+// GFLOP/s and their fraction of the measured FMA throughput stand beside.
 //   build/bin/attention_training_bench [--steps N]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     const double rate = batch * length / bench.seconds_per_step(2, steps);
     table.row(attention, length, rate,
               cpm::bench::training_step_flops(bench.model.shape(), batch, length, 0),
-              double(batch) * length, "torch_reference.py",
+              double(batch) * length, "classifier",
               "--attention " + attention + " --length " + std::to_string(length) + " --steps " +
                   std::to_string(steps));
   }

@@ -1,10 +1,10 @@
 // Training throughput (tokens/s: forward + backward + AdamW) of cpm's causal decoder against the
-// PyTorch implementation of the same network (bench/torch_decoder_reference.py), both on the same
-// cores: the benchmark model (d_model 64, 4 heads, 2 layers, d_ff 128, m = 64) with a vocabulary
-// of 8192, batch 32 of MQAR sequences holding L/16 key-value pairs (L/16 scored positions each),
-// causal softmax and causal linear (favor) attention at L = 128 and L = 1024. PyTorch runs with
-// OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved GFLOP/s and their
-// fraction of the measured FMA throughput stand beside.
+// PyTorch implementation of the same network (tests/torch_reference.py --model decoder), both on
+// the same cores: the benchmark model (d_model 64, 4 heads, 2 layers, d_ff 128, m = 64) with a
+// vocabulary of 8192, batch 32 of MQAR sequences holding L/16 key-value pairs (L/16 scored
+// positions each), causal softmax and causal linear (favor) attention at L = 128 and L = 1024.
+// PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
+// GFLOP/s and their fraction of the measured FMA throughput stand beside.
 //   build/bin/decoder_training_bench [--steps N]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       rate = batch * length / bench.seconds_per_step(2, steps);
       flops = cpm::bench::training_step_flops(bench.model.shape(), batch, length, length / 16);
     }
-    table.row(attention, length, rate, flops, double(batch) * length, "torch_decoder_reference.py",
+    table.row(attention, length, rate, flops, double(batch) * length, "decoder",
               "--attention " + attention + " --length " + std::to_string(length) +
                   " --vocabulary " + std::to_string(cpm::bench::kDecoderVocabulary) + " --steps " +
                   std::to_string(steps));

@@ -1,9 +1,10 @@
 #pragma once
-// PyTorch as the anchor of the training benchmarks: a reference script (bench/torch_*.py) run as
-// a child process on the same cores, once per BLAS behind its matrix products. Debian's PyTorch
-// calls whichever libblas.so.3 the loader finds; LD_LIBRARY_PATH picks OpenBLAS (installed by
-// `make bench`: libopenblas0-pthread) or the reference BLAS. The script prints its tokens/s and
-// what it ran on (bench/torch_blas.py), which the benchmarks print below the table.
+// PyTorch as the anchor of the training benchmarks: the reference script (tests/torch_reference.py
+// --model <model> --bench) run as a child process on the same cores, once per BLAS behind its
+// matrix products. Debian's PyTorch calls whichever libblas.so.3 the loader finds; LD_LIBRARY_PATH
+// picks OpenBLAS (installed by `make bench`: libopenblas0-pthread) or the reference BLAS. The
+// script prints its tokens/s and what it ran on (tests/torch_blas.py), which the benchmarks print
+// below the table.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -40,15 +41,16 @@ struct TorchRate {
   std::string ran_on;              // e.g. "OpenBLAS 0.3.21 (kernels Haswell, 2 threads); ATen …"
 };
 
-// Runs `/usr/bin/python3 <source>/bench/<script> --bench <arguments>` with the BLAS `blas`.
-inline TorchRate run_torch(const std::string& script, const std::string& arguments,
+// Runs `/usr/bin/python3 <source>/tests/torch_reference.py --model <model> --bench <arguments>`
+// with the BLAS `blas`; `model` is classifier or decoder.
+inline TorchRate run_torch(const std::string& model, const std::string& arguments,
                            const TorchBlas& blas) {
   struct stat info;
   if (stat(blas.probe.c_str(), &info) != 0)
     return {0.0, blas.name + " not installed (make bench installs it)"};
   const std::string command = blas.environment + " /usr/bin/python3 " +
-                              std::string(CPM_SOURCE_DIR) + "/bench/" + script + " --bench " +
-                              arguments + " 2>/dev/null";
+                              std::string(CPM_SOURCE_DIR) + "/tests/torch_reference.py --model " +
+                              model + " --bench " + arguments + " 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   TorchRate rate;
   char line[512] = {0};

@@ -25,16 +25,17 @@ class TrainingComparison {
     std::fflush(stdout);
   }
 
-  // One row; `flops_per_step` and `tokens_per_step` of cpm's step, `arguments` of the script.
+  // One row; `flops_per_step` and `tokens_per_step` of cpm's step, `model` (classifier or
+  // decoder) and `arguments` of the PyTorch reference script.
   void row(const std::string& attention, int length, double cpm_tokens_per_second,
-           double flops_per_step, double tokens_per_step, const std::string& script,
+           double flops_per_step, double tokens_per_step, const std::string& model,
            const std::string& arguments) {
     const double gflops = cpm_tokens_per_second / tokens_per_step * flops_per_step * 1e-9;
     std::printf("%-14s %6d %11.0f %8.1f %5.1f%%", attention.c_str(), length, cpm_tokens_per_second,
                 gflops, 100.0 * gflops * 1e9 / peak_);
     for (std::size_t b = 0; b < blas_.size(); ++b) {
       const TorchRate torch =
-          run_torch(script, arguments + " --threads " + std::to_string(threads_), blas_[b]);
+          run_torch(model, arguments + " --threads " + std::to_string(threads_), blas_[b]);
       if (ran_on_[b].empty()) ran_on_[b] = torch.ran_on;
       if (torch.tokens_per_second > 0)
         std::printf(" | %16.0f %6.2f", torch.tokens_per_second,

@@ -1,12 +1,12 @@
 // The causal decoder against an independent PyTorch implementation of the same network
-// (bench/torch_decoder_reference.py) with the same weights: scored logits, loss and every parameter
-// gradient, in float64, then the losses of three AdamW steps on the batch and the parameters after
-// them, for causal softmax and causal linear (favor) attention, tied and untied W_Q = W_K, with and
-// without the MLP, and the convolution hybrid of Zoology's MQAR anchor (BaseConv with
-// torch.nn.Conv1d in the even layers, attention in the odd ones, no position embedding).
-// PyTorch's chunked causal linear attention runs with chunks of 3 tokens, so that L = 7 has several
-// chunks and a partial one; one more case uses its cumsum form. Skipped with a message when torch
-// does not import under /usr/bin/python3.
+// (tests/torch_reference.py --model decoder) with the same weights: scored logits, loss and every
+// parameter gradient, in float64, then the losses of three AdamW steps on the batch and the
+// parameters after them, for causal softmax and causal linear (favor) attention, tied and untied
+// W_Q = W_K, with and without the MLP, and the convolution hybrid of Zoology's MQAR anchor
+// (BaseConv with torch.nn.Conv1d in the even layers, attention in the odd ones, no position
+// embedding). PyTorch's chunked causal linear attention runs with chunks of 3 tokens, so that L = 7
+// has several chunks and a partial one; one more case uses its cumsum form. Skipped with a message
+// when torch does not import under /usr/bin/python3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -228,7 +228,7 @@ TEST(TorchDecoderReference, LogitsLossAndGradientsMatchPyTorchForEveryCase) {
        })
     cases.push_back(std::make_unique<DecoderComparison>(c));
   std::string command =
-      kPython + " " + CPM_SOURCE_DIR + "/bench/torch_decoder_reference.py --check";
+      kPython + " " + CPM_SOURCE_DIR + "/tests/torch_reference.py --model decoder --check";
   for (const auto& c : cases) command += " " + c->in + " " + c->out;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   for (const auto& c : cases) c->compare();

@@ -1,6 +1,7 @@
 // The classifier against an independent PyTorch implementation of the same architecture
-// (bench/torch_reference.py) with the same weights: logits, loss and every parameter gradient,
-// in float64. Skipped with a message when torch does not import under /usr/bin/python3.
+// (tests/torch_reference.py --model classifier) with the same weights: logits, loss and every
+// parameter gradient, in float64. Skipped with a message when torch does not import under
+// /usr/bin/python3.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -149,7 +150,8 @@ TEST(TorchReference, LogitsLossAndGradientsMatchPyTorchForEveryAttention) {
         TorchCase{AttentionKind::linear, FeatureMapKind::porf_softplus, true, "softplus_tied"},
         TorchCase{AttentionKind::linear, FeatureMapKind::softmaxfeat, false, "softmaxfeat"}})
     cases.push_back(std::make_unique<TorchComparison>(c));
-  std::string command = kPython + " " + CPM_SOURCE_DIR + "/bench/torch_reference.py --check";
+  std::string command =
+      kPython + " " + CPM_SOURCE_DIR + "/tests/torch_reference.py --model classifier --check";
   for (const auto& c : cases) command += " " + c->in + " " + c->out;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   for (const auto& c : cases) c->compare();
