@@ -15,8 +15,7 @@
 #include "transformer/attention_layout.hpp"
 #include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
-#include "transformer/parameter_tensors.hpp"
-#include "transformer/transformer_block.hpp"
+#include "transformer/transformer_stack.hpp"
 
 namespace cpm {
 
@@ -31,23 +30,9 @@ struct TokenBatch {
 };
 
 template <class T>
-class TransformerClassifier {
+class TransformerClassifier : public TransformerStack<T> {
  public:
   TransformerClassifier(const ModelShape& shape, int max_batch, int max_length);
-
-  const ModelShape& shape() const { return shape_; }
-  const std::vector<ParameterTensor>& tensors() const { return tensors_; }
-  const ParameterTensor& tensor(const std::string& name) const;
-
-  std::vector<T>& parameters() { return parameters_; }
-  const std::vector<T>& parameters() const { return parameters_; }
-  std::vector<T>& gradients() { return gradients_; }
-  // Particles of every head, (layers, heads, m, d_head) row-major; frozen during training.
-  std::vector<T>& particles() { return particles_; }
-  const std::vector<T>& particles() const { return particles_; }
-  T* head_particles(int layer, int head);
-  // One flag per parameter: 1 where weight decay applies.
-  std::vector<unsigned char> weight_decay_mask() const;
 
   // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights.
   void initialise_parameters(std::uint64_t seed);
@@ -58,38 +43,23 @@ class TransformerClassifier {
                  std::uint64_t seed = 0);
   // Adds d loss / d parameters of the last forward (which must have had labels) to gradients().
   void backward(const TokenBatch& batch);
-  void zero_gradients();
 
   // (classes, batch) class probabilities and logits of the last forward.
   const T* probabilities() const { return probs_; }
   const T* logits() const { return logits_; }
   // (C, batch) pooled representation of the last forward.
   const T* pooled() const { return pooled_; }
-  // The input of layer `layer`'s attention after its q|k|v projection, and where head h's keys sit.
-  const T* qkv(int layer) const { return blocks_[layer].qkv(); }
-  AttentionLayout attention_layout(int batch, int length) const;
-  // The scale applied to projected tokens before the feature map (d_head^{-1/4}).
-  T feature_input_scale() const;
 
  private:
-  using Block = TransformerBlock<T>;
+  using Base = TransformerStack<T>;
+  using Base::add_tensor, Base::block_particles, Base::grad, Base::param;
+  using Base::blocks_, Base::buffers_, Base::gradients_, Base::parameters_, Base::shape_,
+      Base::tensors_, Base::wte_, Base::wpe_, Base::lnf_w_, Base::lnf_b_;
 
-  std::size_t add_tensor(const std::string& name, int rows, int cols, bool decay);
   void allocate_activations();
-  T* param(std::size_t offset) { return parameters_.data() + offset; }
-  T* grad(std::size_t offset) { return gradients_.data() + offset; }
-  // Layer `layer`'s particles, null without linear attention.
-  const T* block_particles(int layer) const;
 
-  ModelShape shape_;
   int max_batch_, max_length_;
-  std::vector<ParameterTensor> tensors_;
-  std::size_t wte_, wpe_, lnf_w_, lnf_b_, cls_w_, cls_b_;
-  std::vector<Block> blocks_;
-  std::vector<T> parameters_, gradients_, particles_;
-
-  // Activations (one allocation) and backward scratch (a second one, reused by every layer).
-  ModelBuffers<T> buffers_;
+  std::size_t cls_w_, cls_b_;
   T *embedding_, *embedding_mask_, *drop_embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *pooled_,
       *logits_, *probs_;
   double* row_loss_;         // cross-entropy terms of the rows (B)

@@ -23,7 +23,7 @@ namespace cpm {
 template <class T>
 TransformerClassifier<T>::TransformerClassifier(const ModelShape& shape, int max_batch,
                                                 int max_length)
-    : shape_(shape), max_batch_(max_batch), max_length_(max_length) {
+    : TransformerStack<T>(shape), max_batch_(max_batch), max_length_(max_length) {
   shape_.validate();
   if (shape.d_ff < 1) throw std::invalid_argument("the classifier needs d_ff ≥ 1");
   if (shape.conv_kernel != 0 || !shape.position_embedding)
@@ -36,63 +36,11 @@ TransformerClassifier<T>::TransformerClassifier(const ModelShape& shape, int max
                                 feature_map_name(shape.feature_map.kind) + " is not supported");
   if (max_batch < 1 || max_length < 1 || max_length > shape.max_length)
     throw std::invalid_argument("batch buffers need 1 ≤ max_length ≤ the model's max_length");
-  const int C = shape.d_model;
-  wte_ = add_tensor("embedding.token", shape.vocabulary, C, true);
-  wpe_ = add_tensor("embedding.position", shape.max_length, C, true);
-  for (int l = 0; l < shape.layers; ++l) {
-    blocks_.emplace_back(shape_, l, false);
-    blocks_.back().add_parameters(tensors_);
-  }
-  lnf_w_ = add_tensor("final_ln.weight", 1, C, false);
-  lnf_b_ = add_tensor("final_ln.bias", 1, C, false);
-  cls_w_ = add_tensor("classifier.weight", shape.classes, C, true);
+  this->add_body(false);
+  cls_w_ = add_tensor("classifier.weight", shape.classes, shape.d_model, true);
   cls_b_ = add_tensor("classifier.bias", 1, shape.classes, false);
-  const std::size_t total = tensors_.back().offset + tensors_.back().size();
-  parameters_.assign(total, T(0));
-  gradients_.assign(total, T(0));
-  if (shape.attention == AttentionKind::linear)
-    particles_.assign(
-        static_cast<std::size_t>(shape.layers) * shape.heads * shape.features * shape.head_size(),
-        T(0));
+  this->allocate_parameters();
   allocate_activations();
-}
-
-template <class T>
-std::size_t TransformerClassifier<T>::add_tensor(const std::string& name, int rows, int cols,
-                                                 bool decay) {
-  return append_tensor(tensors_, name, rows, cols, decay);
-}
-
-template <class T>
-const ParameterTensor& TransformerClassifier<T>::tensor(const std::string& name) const {
-  return find_tensor(tensors_, name);
-}
-
-template <class T>
-T* TransformerClassifier<T>::head_particles(int layer, int head) {
-  const std::size_t block = static_cast<std::size_t>(shape_.features) * shape_.head_size();
-  return particles_.data() + (static_cast<std::size_t>(layer) * shape_.heads + head) * block;
-}
-
-template <class T>
-const T* TransformerClassifier<T>::block_particles(int layer) const {
-  const std::size_t block = static_cast<std::size_t>(shape_.features) * shape_.head_size();
-  return particles_.empty() ? nullptr : particles_.data() + layer * shape_.heads * block;
-}
-
-template <class T>
-std::vector<unsigned char> TransformerClassifier<T>::weight_decay_mask() const {
-  return cpm::weight_decay_mask(tensors_, parameters_.size());
-}
-
-template <class T>
-AttentionLayout TransformerClassifier<T>::attention_layout(int batch, int length) const {
-  return {batch, length, shape_.heads, shape_.head_size(), shape_.qk_tied};
-}
-
-template <class T>
-T TransformerClassifier<T>::feature_input_scale() const {
-  return cpm::feature_input_scale<T>(shape_.feature_map, shape_.head_size());
 }
 
 template <class T>
@@ -130,11 +78,6 @@ void TransformerClassifier<T>::initialise_parameters(std::uint64_t seed) {
 }
 
 template <class T>
-void TransformerClassifier<T>::zero_gradients() {
-  std::fill(gradients_.begin(), gradients_.end(), T(0));
-}
-
-template <class T>
 double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training, std::uint64_t step,
                                          std::uint64_t seed) {
   const int B = batch.size, L = batch.length, C = shape_.d_model;
@@ -144,7 +87,7 @@ double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training,
   const std::ptrdiff_t NC = static_cast<std::ptrdiff_t>(N) * C;
   const double p = training ? shape_.dropout : 0.0;
   dropout_active_ = p > 0.0;
-  const AttentionLayout layout = attention_layout(B, L);
+  const AttentionLayout layout = this->attention_layout(B, L);
 
   embedding_forward(embedding_, batch.tokens, param(wte_), param(wpe_), B, L, C);  // (C, N)
   if (dropout_active_) {
@@ -171,7 +114,7 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
   const int N = B * L, K = shape_.classes;
   const std::ptrdiff_t NC = static_cast<std::ptrdiff_t>(N) * C;
   const BlockScratch<T>& scratch = buffers_.scratch();
-  const AttentionLayout layout = attention_layout(B, L);
+  const AttentionLayout layout = this->attention_layout(B, L);
 
   cross_entropy_backward(d_logits_, probs_, batch.labels, B, K);
   // logits = W_cls pooled + b

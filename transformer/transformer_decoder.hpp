@@ -23,8 +23,8 @@
 #include "transformer/attention_layout.hpp"
 #include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
-#include "transformer/transformer_block.hpp"
 #include "transformer/transformer_classifier.hpp"
+#include "transformer/transformer_stack.hpp"
 
 namespace cpm {
 
@@ -38,27 +38,11 @@ struct DecoderBatch {
 };
 
 template <class T>
-class TransformerDecoder {
+class TransformerDecoder : public TransformerStack<T> {
  public:
   // shape.vocabulary is both the input and the output vocabulary (shape.classes is not used);
   // max_scored bounds the scored positions of one batch (0: max_batch · max_length).
   TransformerDecoder(const ModelShape& shape, int max_batch, int max_length, int max_scored = 0);
-
-  const ModelShape& shape() const { return shape_; }
-  const std::vector<ParameterTensor>& tensors() const { return tensors_; }
-  const ParameterTensor& tensor(const std::string& name) const;
-
-  std::vector<T>& parameters() { return parameters_; }
-  const std::vector<T>& parameters() const { return parameters_; }
-  std::vector<T>& gradients() { return gradients_; }
-  // Particles of every head, (layers, heads, rows, d_head) row-major, rows =
-  // particle_rows(feature map, features, d_head); frozen unless their gradient is asked for.
-  std::vector<T>& particles() { return particles_; }
-  const std::vector<T>& particles() const { return particles_; }
-  std::vector<T>& particle_gradients() { return particle_gradients_; }
-  T* head_particles(int layer, int head);
-  int particle_rows() const { return particle_rows_; }
-  std::vector<unsigned char> weight_decay_mask() const;
 
   // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights; the
   // short convolutions' weights and biases as PyTorch's Conv1d, U(±1/√k) (fan-in k per channel).
@@ -72,7 +56,6 @@ class TransformerDecoder {
   // Adds d loss / d parameters of the last forward (which must have had targets) to gradients(),
   // and with `particles` d loss / d particles to particle_gradients() (trainable particles).
   void backward(const DecoderBatch& batch, bool particles = false);
-  void zero_gradients();
 
   // The scored positions of the last forward, as indices b·L + t, and their (V, scored) logits
   // and probabilities.
@@ -82,33 +65,18 @@ class TransformerDecoder {
   const T* probabilities() const { return probs_; }
   // The most probable token at scored position s of the last forward.
   int prediction(int s) const;
-  AttentionLayout attention_layout(int batch, int length) const;
-  // The fused q | k | v projections of layer `layer` in the last forward (attention_layout says
-  // where each head's block sits); linear attention reads φ(scale · q), φ(scale · k) with
-  // feature_input_scale() = d_head^{-1/4}. Null for a BaseConv layer (!shape().attention_layer(l)),
-  // which has no q, k, v; its particle blocks (head_particles) exist but are unused, and their
-  // gradients stay 0.
-  const T* qkv(int layer) const { return blocks_[layer].qkv(); }
-  T feature_input_scale() const;
 
  private:
-  using Block = TransformerBlock<T>;
+  using Base = TransformerStack<T>;
+  using Base::add_tensor, Base::block_particle_gradients, Base::block_particles, Base::grad,
+      Base::param;
+  using Base::blocks_, Base::buffers_, Base::gradients_, Base::parameters_, Base::particles_,
+      Base::shape_, Base::tensors_, Base::wte_, Base::wpe_, Base::lnf_w_, Base::lnf_b_;
 
-  std::size_t add_tensor(const std::string& name, int rows, int cols, bool decay);
   void allocate_activations();
-  T* param(std::size_t offset) { return parameters_.data() + offset; }
-  T* grad(std::size_t offset) { return gradients_.data() + offset; }
-  // Layer `layer`'s particles, null without linear attention.
-  const T* block_particles(int layer) const;
 
-  ModelShape shape_;
-  int max_batch_, max_length_, max_scored_, particle_rows_ = 0;
-  std::vector<ParameterTensor> tensors_;
-  std::size_t wte_, wpe_ = 0, lnf_w_, lnf_b_, head_w_, head_b_;  // wpe_: with position_embedding
-  std::vector<Block> blocks_;
-  std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
-
-  ModelBuffers<T> buffers_;
+  int max_batch_, max_length_, max_scored_;
+  std::size_t head_w_, head_b_;
   T *embedding_, *lnf_, *lnf_mean_, *lnf_rstd_, *gathered_, *logits_, *probs_;
   double* row_loss_;  // cross-entropy terms of the scored positions (S)
   std::vector<int> scored_positions_, scored_targets_, full_lengths_;

@@ -20,7 +20,7 @@ namespace cpm {
 template <class T>
 TransformerDecoder<T>::TransformerDecoder(const ModelShape& shape, int max_batch, int max_length,
                                           int max_scored)
-    : shape_(shape),
+    : TransformerStack<T>(shape),
       max_batch_(max_batch),
       max_length_(max_length),
       max_scored_(max_scored > 0 ? max_scored : max_batch * max_length) {
@@ -29,66 +29,11 @@ TransformerDecoder<T>::TransformerDecoder(const ModelShape& shape, int max_batch
   if (shape_.dropout != 0.0) throw std::invalid_argument("the decoder has no dropout: set it to 0");
   if (max_batch < 1 || max_length < 1 || max_length > shape.max_length)
     throw std::invalid_argument("batch buffers need 1 ≤ max_length ≤ the model's max_length");
-  const int C = shape.d_model;
-  wte_ = add_tensor("embedding.token", shape.vocabulary, C, true);
-  if (shape.position_embedding) wpe_ = add_tensor("embedding.position", shape.max_length, C, true);
-  for (int l = 0; l < shape.layers; ++l) {
-    blocks_.emplace_back(shape_, l, true);
-    blocks_.back().add_parameters(tensors_);
-  }
-  lnf_w_ = add_tensor("final_ln.weight", 1, C, false);
-  lnf_b_ = add_tensor("final_ln.bias", 1, C, false);
-  head_w_ = add_tensor("head.weight", shape.vocabulary, C, true);
+  this->add_body(true);
+  head_w_ = add_tensor("head.weight", shape.vocabulary, shape.d_model, true);
   head_b_ = add_tensor("head.bias", 1, shape.vocabulary, false);
-  const std::size_t total = tensors_.back().offset + tensors_.back().size();
-  parameters_.assign(total, T(0));
-  gradients_.assign(total, T(0));
-  if (shape.attention == AttentionKind::linear) {
-    particle_rows_ = cpm::particle_rows(shape.feature_map, shape.features, shape.head_size());
-    particles_.assign(
-        static_cast<std::size_t>(shape.layers) * shape.heads * particle_rows_ * shape.head_size(),
-        T(0));
-    particle_gradients_.assign(particles_.size(), T(0));
-  }
+  this->allocate_parameters();
   allocate_activations();
-}
-
-template <class T>
-std::size_t TransformerDecoder<T>::add_tensor(const std::string& name, int rows, int cols,
-                                              bool decay) {
-  return append_tensor(tensors_, name, rows, cols, decay);
-}
-
-template <class T>
-const ParameterTensor& TransformerDecoder<T>::tensor(const std::string& name) const {
-  return find_tensor(tensors_, name);
-}
-
-template <class T>
-T* TransformerDecoder<T>::head_particles(int layer, int head) {
-  const std::size_t block = static_cast<std::size_t>(particle_rows_) * shape_.head_size();
-  return particles_.data() + (static_cast<std::size_t>(layer) * shape_.heads + head) * block;
-}
-
-template <class T>
-const T* TransformerDecoder<T>::block_particles(int layer) const {
-  const std::size_t block = static_cast<std::size_t>(particle_rows_) * shape_.head_size();
-  return particles_.empty() ? nullptr : particles_.data() + layer * shape_.heads * block;
-}
-
-template <class T>
-std::vector<unsigned char> TransformerDecoder<T>::weight_decay_mask() const {
-  return cpm::weight_decay_mask(tensors_, parameters_.size());
-}
-
-template <class T>
-T TransformerDecoder<T>::feature_input_scale() const {
-  return cpm::feature_input_scale<T>(shape_.feature_map, shape_.head_size());
-}
-
-template <class T>
-AttentionLayout TransformerDecoder<T>::attention_layout(int batch, int length) const {
-  return {batch, length, shape_.heads, shape_.head_size(), shape_.qk_tied};
 }
 
 template <class T>
@@ -141,12 +86,6 @@ void TransformerDecoder<T>::initialise_parameters(std::uint64_t seed) {
 }
 
 template <class T>
-void TransformerDecoder<T>::zero_gradients() {
-  std::fill(gradients_.begin(), gradients_.end(), T(0));
-  std::fill(particle_gradients_.begin(), particle_gradients_.end(), T(0));
-}
-
-template <class T>
 int TransformerDecoder<T>::prediction(int s) const {
   const T* p = probs_ + static_cast<std::ptrdiff_t>(s) * shape_.vocabulary;
   return static_cast<int>(std::max_element(p, p + shape_.vocabulary) - p);
@@ -158,7 +97,7 @@ double TransformerDecoder<T>::forward(const DecoderBatch& batch) {
   if (B < 1 || B > max_batch_ || L < 1 || L > max_length_)
     throw std::invalid_argument("batch larger than the buffers the decoder was built for");
   const int N = B * L, V = shape_.vocabulary;
-  const AttentionLayout layout = attention_layout(B, L);
+  const AttentionLayout layout = this->attention_layout(B, L);
   std::fill_n(full_lengths_.begin(), B, L);
 
   embedding_forward(embedding_, batch.tokens, param(wte_),
@@ -201,7 +140,7 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
   const int N = B * L, V = shape_.vocabulary;
   const std::ptrdiff_t NC = static_cast<std::ptrdiff_t>(N) * C;
   const BlockScratch<T>& scratch = buffers_.scratch();
-  const AttentionLayout layout = attention_layout(B, L);
+  const AttentionLayout layout = this->attention_layout(B, L);
 
   // lnf, scattered back from the scored columns; zero elsewhere.
   std::fill_n(scratch.d_a, NC, T(0));
@@ -219,8 +158,7 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
   layer_norm_backward(scratch.d_residual, grad(lnf_w_), grad(lnf_b_), scratch.d_a,
                       blocks_.back().output(), param(lnf_w_), lnf_mean_, lnf_rstd_, N, C);
   for (int l = shape_.layers - 1; l >= 0; --l) {
-    T* particle_gradients =
-        particles ? particle_gradients_.data() + (block_particles(l) - particles_.data()) : nullptr;
+    T* particle_gradients = particles ? block_particle_gradients(l) : nullptr;
     blocks_[l].backward(gradients_.data(), parameters_.data(), block_particles(l),
                         particle_gradients, full_lengths_.data(), layout, false,
                         buffers_.scratch());
