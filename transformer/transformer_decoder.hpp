@@ -21,9 +21,7 @@
 #include <vector>
 
 #include "transformer/attention_layout.hpp"
-#include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
-#include "transformer/transformer_classifier.hpp"
 #include "transformer/transformer_stack.hpp"
 
 namespace cpm {
