@@ -12,7 +12,8 @@ namespace cpm::app {
 Command features_command() {
   auto flags = std::make_shared<ResultFlags>();
   return {"features", "compare generators of random-feature frequencies on the Gaussian kernel",
-          result_arguments(*flags), [flags] {
+          result_arguments(*flags, "continue from the replicas.checkpoint a stopped study wrote"),
+          [flags] {
             FeaturesStudyConfig config = load_features_config(flags->config);
             if (!flags->output.empty()) config.output_directory = flags->output;
             run_feature_study(config, flags->resolved());

@@ -209,6 +209,7 @@ KernelConcentrationConfig load_kernel_concentration_config(const std::string& pa
 
 FeaturesStudyConfig parse_features_config(const std::string& text, const std::string& source) {
   FeaturesStudyConfig c;
+  c.source = source;
   TomlReader root = TomlReader::parse(text, source);
   read_study(root.table("study"), c);
   read_points(root.table("points"), c);

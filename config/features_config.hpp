@@ -45,6 +45,7 @@ struct FeaturesStudyConfig {
   RepulsionSettings repulsion;
 
   std::string output_directory = "out/features";
+  std::string source;  // the configuration file, named by a checkpoint's restart hint
 };
 
 // `cpm ldp` on random features (docs/features.md §5): replicas of the kernel's relative Frobenius

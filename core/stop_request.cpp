@@ -8,6 +8,7 @@ namespace cpm {
 namespace {
 
 volatile std::sig_atomic_t received = 0;
+int depth = 0;  // handlers alive; only the outermost installs and restores
 struct sigaction previous_int, previous_term;
 
 extern "C" void on_stop_signal(int signal) {
@@ -30,18 +31,25 @@ void install(int signal, struct sigaction* previous) {
 }  // namespace
 
 StopRequestHandler::StopRequestHandler() {
+  if (depth++ > 0) return;
   received = 0;
   install(SIGINT, &previous_int);
   install(SIGTERM, &previous_term);
 }
 
 StopRequestHandler::~StopRequestHandler() {
+  if (--depth > 0) return;
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  received = 0;
 }
 
 int stop_signal() {
   return received;
+}
+
+void stop_if_requested() {
+  if (const int signal = stop_signal()) throw StopRequested(signal, "");
 }
 
 StopRequested::StopRequested(int signal, const std::string& how_to_continue)

@@ -10,6 +10,7 @@
 #include "core/feature_initialisation.hpp"
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
+#include "core/stop_request.hpp"
 #include "features/compensated_confinement.hpp"
 #include "features/qmc_points.hpp"
 #include "features/riesz_potential_of_gaussian.hpp"
@@ -134,7 +135,8 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     parameters.tolerance = g.tolerance;
     parameters.max_iterations = g.max_iterations;
     EnergyMinimizer minimizer(forces, nullptr, space, parameters);
-    const MinimizationResult result = minimizer.minimize(particles.positions);
+    const MinimizationResult result = minimizer.minimize(
+        particles.positions, [](const MinimizerProgress&) { stop_if_requested(); });
     done = {result.iterations, result.converged, result.gradient_norm};
   } else {
     // The repulsion's stiffness grows like βλ: above βλ = 1 the steps shrink by βλ and their
@@ -150,7 +152,10 @@ Eigen::MatrixXd repulsive_features(const FeatureRequest& r, FeatureDiagnostics* 
     parameters.replica = r.replica;
     LangevinIntegrator langevin(forces, space, parameters);
     const int steps = static_cast<int>(std::ceil(g.steps * stiffness));
-    for (int step = 0; step < steps; ++step) langevin.step(particles);
+    for (int step = 0; step < steps; ++step) {
+      stop_if_requested();
+      langevin.step(particles);
+    }
     done = {steps, true, 0.0};
   }
   if (diagnostics) *diagnostics = done;

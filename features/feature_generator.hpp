@@ -63,7 +63,9 @@ struct FeatureDiagnostics {
   double gradient_norm = 0.0;  // β = ∞: the final RMS drift
 };
 
-// The (N, d) frequencies. Throws std::invalid_argument for an impossible request.
+// The (N, d) frequencies. Throws std::invalid_argument for an impossible request, and
+// StopRequested (empty hint) when a stop signal arrives while the coulomb gas runs
+// (core/stop_request.hpp).
 Eigen::MatrixXd generate_features(const FeatureRequest& request,
                                   FeatureDiagnostics* diagnostics = nullptr);
 

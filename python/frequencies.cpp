@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "config/features_config.hpp"
+#include "core/stop_request.hpp"
 #include "experiments/features/approximation_points.hpp"
 #include "experiments/features/kernel_approximation.hpp"
 #include "io/input_error.hpp"
@@ -79,7 +80,12 @@ void bind_frequencies(py::module_& m) {
         r.repulsion.steps = steps;
         r.repulsion.step = step;
         FeatureDiagnostics done;
-        py::array omega = to_numpy(without_gil([&] { return generate_features(r, &done); }));
+        py::array omega = to_numpy(without_gil([&] {
+          const StopRequestHandler stop;  // Ctrl-C stops the gas at its next iteration
+          Eigen::MatrixXd w = generate_features(r, &done);
+          stop_if_requested();
+          return w;
+        }));
         if (!diagnostics) return omega;
         py::dict d;
         d["iterations"] = done.iterations;

@@ -37,7 +37,23 @@ std::uint64_t config_fingerprint(const ReplicaRecovery& recovery) {
              : 0;
 }
 
-// The checkpoint `recovery.restart` names, checked against this study; an empty one to start.
+// Every rank's rows (replica, finished, values...) gathered on rank 0.
+std::vector<double> gather_rows(const std::vector<double>& local) {
+  std::vector<double> gathered;
+  RankGroup(MPI_COMM_WORLD).gather(local.data(), static_cast<int>(local.size()), gathered);
+  return gathered;
+}
+
+// The hint of a stopped study: what is saved and the command that continues.
+std::string continue_hint(const ReplicaRecovery& recovery, std::size_t saved, int count) {
+  const std::string path = replica_checkpoint_path(recovery.directory);
+  return std::to_string(saved) + " of " + std::to_string(count) + " replicas saved in " + path +
+         "; continue with: cpm " + recovery.study + " " + recovery.config_path + " --output " +
+         recovery.directory + " --restart " + path;
+}
+
+}  // namespace
+
 ReplicaCheckpoint finished_replicas(const ReplicaRecovery& recovery, int count, int width) {
   if (recovery.restart.empty()) return {recovery.study, 0, count, width, {}};
   ReplicaCheckpoint found = read_replica_checkpoint(recovery.restart);
@@ -48,14 +64,17 @@ ReplicaCheckpoint finished_replicas(const ReplicaRecovery& recovery, int count, 
   return found;
 }
 
-// Every rank's rows (replica, finished, values...) gathered on rank 0.
-std::vector<double> gather_rows(const std::vector<double>& local) {
-  std::vector<double> gathered;
-  RankGroup(MPI_COMM_WORLD).gather(local.data(), static_cast<int>(local.size()), gathered);
-  return gathered;
+StopRequested save_finished_replicas(int signal, const ReplicaRecovery& recovery,
+                                     ReplicaCheckpoint finished) {
+  finished.fingerprint = config_fingerprint(recovery);
+  write_replica_checkpoint(replica_checkpoint_path(recovery.directory), finished);
+  return StopRequested(signal, continue_hint(recovery, finished.rows.size(), finished.count));
 }
 
-}  // namespace
+void discard_finished_replicas(const ReplicaRecovery& recovery) {
+  const std::string path = replica_checkpoint_path(recovery.directory);
+  if (!recovery.restart.empty() && std::filesystem::exists(path)) std::filesystem::remove(path);
+}
 
 Eigen::MatrixXd run_replicas(const MpiEnvironment& mpi, int count, int width,
                              const std::function<void(int, double*)>& compute,
@@ -80,7 +99,11 @@ Eigen::MatrixXd run_replicas(const MpiEnvironment& mpi, int count, int width,
     double* row = local.data() + i * stride;
     row[0] = mine[i];
     if (stop_signal() != 0 && stop_handler) continue;  // the replicas under way finish
-    compute(mine[i], row + 2);
+    try {
+      compute(mine[i], row + 2);
+    } catch (const StopRequested&) {  // stopped inside (a gas of features): not finished
+      continue;
+    }
     row[1] = 1.0;
     const int finished_now = ++done;
 #pragma omp critical(cpm_replica_progress)
@@ -102,26 +125,18 @@ Eigen::MatrixXd run_replicas(const MpiEnvironment& mpi, int count, int width,
         finished.rows[static_cast<int>(gathered[at])].assign(gathered.begin() + at + 2,
                                                              gathered.begin() + at + stride);
     incomplete = static_cast<int>(finished.rows.size()) < count;
-    const std::string path = replica_checkpoint_path(recovery.directory);
     if (incomplete) {
-      finished.fingerprint = config_fingerprint(recovery);
-      write_replica_checkpoint(path, finished);
+      save_finished_replicas(signal, recovery, finished);
     } else {
       table.resize(count, width);
       for (const auto& [replica, row] : finished.rows)
         table.row(replica) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), width);
-      if (!recovery.restart.empty() && std::filesystem::exists(path)) std::filesystem::remove(path);
+      discard_finished_replicas(recovery);
     }
   }
   int outcome[2] = {incomplete, static_cast<int>(finished.rows.size())};  // and replicas saved
   MPI_Bcast(outcome, 2, MPI_INT, 0, MPI_COMM_WORLD);
-  if (outcome[0]) {
-    const std::string path = replica_checkpoint_path(recovery.directory);
-    throw StopRequested(signal, std::to_string(outcome[1]) + " of " + std::to_string(count) +
-                                    " replicas saved in " + path + "; continue with: cpm " +
-                                    recovery.study + " " + recovery.config_path + " --output " +
-                                    recovery.directory + " --restart " + path);
-  }
+  if (outcome[0]) throw StopRequested(signal, continue_hint(recovery, outcome[1], count));
   return table;
 }
 

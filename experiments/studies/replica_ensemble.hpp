@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "core/stop_request.hpp"
+#include "experiments/studies/replica_checkpoint.hpp"
 #include "parallel/launch_environment.hpp"
 
 namespace cpm {
@@ -25,6 +27,17 @@ struct ReplicaRecovery {
 std::string replica_checkpoint_path(const std::string& directory);
 // Whether the study continues from the checkpoint of its own output folder (which it then keeps).
 bool continues_in_place(const ReplicaRecovery& recovery);
+
+// For a study that runs its items itself (in order, on one rank): the checkpoint
+// `recovery.restart` names, checked against this study (InputError naming it for another study's
+// or configuration's), or an empty one to start.
+ReplicaCheckpoint finished_replicas(const ReplicaRecovery& recovery, int count, int width);
+// Writes the finished items to replica_checkpoint_path(recovery.directory) and returns the stop to
+// throw, naming the command that continues.
+StopRequested save_finished_replicas(int signal, const ReplicaRecovery& recovery,
+                                     ReplicaCheckpoint finished);
+// Removes the checkpoint a finished study continued from, if it lies in its own folder.
+void discard_finished_replicas(const ReplicaRecovery& recovery);
 
 // Computes result(replica, 0..width−1) for replicas 0..count−1 with `compute(replica, row)`
 // writing `width` doubles to row. Returns the (count, width) table on rank 0 and an empty matrix

@@ -6,12 +6,7 @@
 // restart writes the tables an uninterrupted study writes, byte for byte. During `cpm train` the
 // step under way finishes and the model and optimiser state are saved; `--restart` ends with the
 // parameters, metrics and training log of an uninterrupted run.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,9 +17,7 @@
 
 #include "io/h5md_reader.hpp"
 #include "io/model_checkpoint.hpp"
-#include "tests/command_runner.hpp"
-
-extern char** environ;
+#include "tests/stopped_command.hpp"
 
 namespace cpm {
 namespace {
@@ -32,6 +25,11 @@ namespace {
 using testing::fresh_directory;
 using testing::read_file;
 using testing::run_cpm;
+using testing::start_cpm;
+using testing::stop_line;
+using testing::stopped_by_sigterm;
+using testing::wait_for;
+using testing::wait_for_text;
 using testing::write_file;
 
 std::string config(const std::filesystem::path& out, int n = 400, int outputs = 400) {
@@ -47,41 +45,9 @@ std::string config(const std::filesystem::path& out, int n = 400, int outputs = 
 constexpr int kLongRunParticles = 3000;
 constexpr int kMinimisedParticles = 3000;
 
-// Starts `cpm <command> <toml>` (with --quiet unless `progress`) with standard error into `err`;
-// returns its pid.
-pid_t start_cpm(const std::string& command, const std::filesystem::path& toml,
-                const std::filesystem::path& err, bool progress) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const std::string binary = CPM_BINARY, path = toml.string();
-  char* argv[] = {const_cast<char*>(binary.c_str()), const_cast<char*>(command.c_str()),
-                  const_cast<char*>(path.c_str()),
-                  const_cast<char*>(progress ? "--overwrite" : "--quiet"), nullptr};
-  pid_t pid = -1;
-  posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
 pid_t start_run(const std::filesystem::path& toml, const std::filesystem::path& err,
                 bool progress = false) {
   return start_cpm("run", toml, err, progress);
-}
-
-// Waits until `file` exists (the run has started its loop), at most 20 s.
-bool wait_for(const std::filesystem::path& file) {
-  for (int i = 0; i < 2000 && !std::filesystem::exists(file); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return std::filesystem::exists(file);
-}
-
-// Waits until `file` holds `text`, at most 20 s.
-bool wait_for_text(const std::filesystem::path& file, const std::string& text) {
-  for (int i = 0; i < 2000 && read_file(file).find(text) == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return read_file(file).find(text) != std::string::npos;
 }
 
 // Runs dir/stopped.toml, sends SIGTERM `delay` after its loop started, expects exit 128 + 15 and
@@ -243,24 +209,6 @@ TEST(StopSignal, ASecondSignalStopsAtOnce) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
-// Runs `cpm <command> <toml>` with progress lines, sends SIGTERM once `label` appears on its
-// standard error and returns that standard error ("" after a failed expectation: the command did
-// not start, never printed `label`, or did not exit with 128 + SIGTERM).
-std::string stopped_by_sigterm(const std::string& command, const std::filesystem::path& toml,
-                               const std::string& label) {
-  const auto err = toml.parent_path() / (command + "_err.txt");
-  const pid_t pid = start_cpm(command, toml, err, true);
-  EXPECT_GT(pid, 0);
-  if (pid <= 0) return "";
-  EXPECT_TRUE(wait_for_text(err, label));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const std::string text = read_file(err);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << text;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM ? text : "";
-}
-
 // A study of `replicas` replicas per N that takes a few seconds on one core.
 std::string study_config(const std::string& command, const std::filesystem::path& out) {
   const std::string model =
@@ -287,7 +235,7 @@ void expect_study_continues(const std::string& command, const std::string& progr
   const std::string err = stopped_by_sigterm(command, dir / "study.toml", progress_label);
   ASSERT_FALSE(err.empty());
   const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
-  const std::string last_line = err.substr(err.rfind("cpm: stopped by SIGTERM; "));
+  const std::string last_line = stop_line(err);
   EXPECT_NE(last_line.find(" replicas saved in " + checkpoint + "; continue with: cpm " + command),
             std::string::npos)
       << err;

@@ -1,5 +1,5 @@
-"""Ctrl-C during a long call: the call ends in one KeyboardInterrupt, and what a stopped run
-leaves behind is readable (the command line's clean stop, core/stop_request.hpp)."""
+"""Ctrl-C during a long call (a run, learning particles, a gas of features): the call ends in one
+KeyboardInterrupt, and what a stopped run leaves behind is readable (the command line's clean stop, core/stop_request.hpp)."""
 import os
 import signal
 import subprocess
@@ -21,6 +21,9 @@ CHILD = textwrap.dedent("""
                 "initial": {{"law": "gaussian", "centre": [0.0, 0.0], "std": 0.5}},
                 "dynamics": {{"beta": 20.0, "step": 1e-4, "t_end": 100.0, "outputs": 2}},
             }}, "run", output=folder)
+        elif what == "coulomb":  # without a stop inside the gas, this never ends
+            cpm.generate_features("coulomb", n=2048, dim=16, tolerance=1e-300,
+                                  max_iterations=10**9)
         else:
             rng = np.random.default_rng(0)
             x = rng.normal(size=(2000, 4))
@@ -32,7 +35,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("what", ["run", "learn_particles"])
+@pytest.mark.parametrize("what", ["run", "learn_particles", "coulomb"])
 def test_ctrl_c_raises_keyboard_interrupt_once(tmp_path, what):
     child = subprocess.Popen([sys.executable, "-c", CHILD.format(), what, str(tmp_path / "run")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

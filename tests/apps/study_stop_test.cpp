@@ -1,0 +1,88 @@
+// A clean stop of the studies made of many runs: SIGTERM stops `cpm features` inside the gas of
+// features under way (not after it), keeps the finished sets in replicas.checkpoint and names the
+// command that continues; the restart writes the table an uninterrupted study writes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "tests/stopped_command.hpp"
+
+namespace cpm {
+namespace {
+
+using testing::fresh_directory;
+using testing::read_file;
+using testing::run_cpm;
+using testing::stop_line;
+using testing::stopped_by_sigterm;
+using testing::write_file;
+
+// A CSV table without its `seconds` column (the only one that differs between two runs).
+std::string without_seconds(const std::filesystem::path& file) {
+  std::istringstream in(read_file(file));
+  std::string kept, line;
+  int seconds = -1;
+  for (bool header = true; std::getline(in, line); header = false) {
+    std::istringstream cells(line);
+    std::string cell;
+    for (int column = 0; std::getline(cells, cell, ','); ++column) {
+      if (header && cell == "seconds") seconds = column;
+      if (column != seconds) kept += cell + ",";
+    }
+    kept += "\n";
+  }
+  return kept;
+}
+
+// Two i.i.d. sets and two gases of a few seconds each (100 L-BFGS iterations, N = 2,048, d = 16).
+std::string features_config(const std::filesystem::path& out) {
+  return "[study]\ndims = [16]\nn = [2048]\nseeds = 2\nmethods = [\"iid\", \"coulomb\"]\n"
+         "[points]\ncount = 64\nselection_count = 32\n[coulomb]\ntolerance = 1e-7\n"
+         "[output]\ndirectory = \"" +
+         out.string() + "\"\n";
+}
+
+TEST(StudyStop, SigtermInsideAGasStopsTheFeaturesStudyAndTheRestartWritesTheSameTable) {
+  const auto dir = fresh_directory("stop_features");
+  write_file(dir / "f.toml", features_config(dir / "stopped"));
+  // The first i.i.d. set is done: the first gas is under way.
+  const std::string err = stopped_by_sigterm("features", dir / "f.toml", "N=2048 iid");
+  ASSERT_FALSE(err.empty());
+  const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
+  EXPECT_NE(
+      stop_line(err).find("1 of 4 replicas saved in " + checkpoint +
+                          "; continue with: cpm features " + (dir / "f.toml").string() +
+                          " --output " + (dir / "stopped").string() + " --restart " + checkpoint),
+      std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / "summary.csv"));
+
+  const auto continued =
+      run_cpm("features " + (dir / "f.toml").string() + " --quiet --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));  // a finished study keeps no checkpoint
+  const auto whole = run_cpm("features " + (dir / "f.toml").string() + " --quiet --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  const std::string table = without_seconds(dir / "whole" / "approximation.csv");
+  EXPECT_EQ(without_seconds(dir / "stopped" / "approximation.csv"), table);
+  EXPECT_NE(table.find("coulomb,"), std::string::npos);
+}
+
+TEST(StudyStop, AFeaturesCheckpointOfAnotherConfigurationIsRefusedInOneLine) {
+  const auto dir = fresh_directory("stop_features_foreign");
+  write_file(dir / "f.toml", features_config(dir / "out"));
+  write_file(dir / "replicas.checkpoint",
+             "cpm replica checkpoint 1\nstudy features\nfingerprint 1\ntable 4 8\n");
+  const auto r = run_cpm("features " + (dir / "f.toml").string() + " --quiet --restart " +
+                         (dir / "replicas.checkpoint").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.standard_error.find("the replicas of another study"), std::string::npos)
+      << r.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+}  // namespace
+}  // namespace cpm
