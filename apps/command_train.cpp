@@ -16,7 +16,8 @@ Command train_command() {
   return {"train", "train a Transformer classifier (Phase A + Phase B), or run a recall study",
           result_arguments(*flags,
                            "continue from the training_checkpoint.h5 a stopped training wrote (a "
-                           "recall study: from the stopped study's folder)"),
+                           "comparison experiment: its replicas.checkpoint; a recall study: the "
+                           "stopped study's folder)"),
           [flags] {
             if (is_recall_config(read_text_file(flags->config), flags->config)) {
               RecallConfig config = load_recall_config(flags->config);

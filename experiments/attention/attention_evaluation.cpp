@@ -7,6 +7,30 @@
 
 namespace cpm {
 
+const std::vector<std::string>& metric_columns() {
+  static const std::vector<std::string> columns = {"accuracy", "mcc", "ece", "log_loss", "brier"};
+  return columns;
+}
+
+std::vector<double> metric_values(const ClassificationMetrics& m) {
+  return {m.accuracy, m.mcc, m.ece, m.log_loss, m.brier};
+}
+
+ClassificationMetrics metrics_from_values(const double* v) {
+  ClassificationMetrics m;
+  m.accuracy = v[0];
+  m.mcc = v[1];
+  m.ece = v[2];
+  m.log_loss = v[3];
+  m.brier = v[4];
+  return m;
+}
+
+std::vector<std::string> condition_names(bool robustness) {
+  if (!robustness) return {"clean"};
+  return {"clean", "word_dropout_10", "word_dropout_20", "adjacent_swaps"};
+}
+
 Eigen::MatrixXd predict_probabilities(TransformerClassifier<float>& model, const SequenceSet& data,
                                       int batch_size) {
   const int K = model.shape().classes;

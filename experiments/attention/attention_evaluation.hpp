@@ -12,6 +12,13 @@
 
 namespace cpm {
 
+// The five metrics in the order of the tables (accuracy, mcc, ece, log_loss, brier), as values and
+// back, and the conditions evaluate_conditions gives (clean, then the perturbed ones).
+const std::vector<std::string>& metric_columns();
+std::vector<double> metric_values(const ClassificationMetrics& m);
+ClassificationMetrics metrics_from_values(const double* values);
+std::vector<std::string> condition_names(bool robustness);
+
 // (n, C) probabilities of the model (inference mode) for every sequence, batch by batch.
 Eigen::MatrixXd predict_probabilities(TransformerClassifier<float>& model, const SequenceSet& data,
                                       int batch_size);

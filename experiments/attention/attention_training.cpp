@@ -15,6 +15,7 @@
 #include "config/toml_reader.hpp"
 #include "core/random_stream.hpp"
 #include "core/stop_request.hpp"
+#include "experiments/attention/comparison_experiment.hpp"
 #include "experiments/attention/paired_protocol.hpp"
 #include "features/feature_generator.hpp"
 #include "io/csv_table.hpp"
@@ -44,12 +45,6 @@ void initialise_particles(TransformerClassifier<float>& model, const std::string
         for (int a = 0; a < s.head_size(); ++a)
           omega[k * s.head_size() + a] = static_cast<float>(w(k, a));
     }
-}
-
-const std::vector<std::string> kMetricColumns = {"accuracy", "mcc", "ece", "log_loss", "brier"};
-
-std::vector<double> metric_values(const ClassificationMetrics& m) {
-  return {m.accuracy, m.mcc, m.ece, m.log_loss, m.brier};
 }
 
 }  // namespace
@@ -94,7 +89,7 @@ TransformerClassifier<float> make_attention_model(const TrainConfig& config,
 void write_metrics(const std::string& path, const std::vector<EvaluationCondition>& conditions) {
   std::ofstream out(path);
   out << "condition";
-  for (const auto& c : kMetricColumns) out << ',' << c;
+  for (const auto& c : metric_columns()) out << ',' << c;
   out << '\n' << std::setprecision(10);
   for (const auto& c : conditions) {
     out << c.name;
@@ -130,7 +125,7 @@ void write_phase_a_table(const std::string& path, const std::vector<HeadAlignmen
 
 void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& conditions) {
   out << std::left << std::setw(18) << "condition";
-  for (const auto& c : kMetricColumns) out << std::setw(10) << c;
+  for (const auto& c : metric_columns()) out << std::setw(10) << c;
   out << '\n' << std::fixed << std::setprecision(4);
   for (const auto& c : conditions) {
     out << std::setw(18) << c.name;
@@ -248,87 +243,6 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
   return result;
 }
 
-namespace {
-
-struct RunRow {
-  std::string dataset, variant;
-  std::uint64_t seed;
-  TrainResult result;
-};
-
-std::string mean_std_text(const std::vector<double>& v) {
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
-  double var = 0.0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  const double sd = v.size() > 1 ? std::sqrt(var / (v.size() - 1)) : 0.0;
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(4) << mean << " ± " << sd;
-  return o.str();
-}
-
-// comparison.md / comparison.csv: mean ± sample std over seeds of every metric, clean and
-// perturbed; comparison.png: clean accuracy per variant and data set.
-void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
-                      const std::vector<std::string>& datasets,
-                      const std::vector<std::string>& variants) {
-  std::ofstream raw(dir + "/comparison_runs.csv");
-  raw << "dataset,variant,seed,condition,accuracy,mcc,ece,log_loss,brier,tokens_per_second\n"
-      << std::setprecision(10);
-  for (const auto& r : rows)
-    for (const auto& c : r.result.evaluation) {
-      raw << r.dataset << ',' << r.variant << ',' << r.seed << ',' << c.name;
-      for (double v : metric_values(c.result)) raw << ',' << v;
-      raw << ',' << r.result.tokens_per_second << '\n';
-    }
-  std::ofstream md(dir + "/comparison.md");
-  Panel bars;  // clean accuracy: a group per variant, a bar per data set
-  bars.y_label = "accuracy";
-  bars.categories = variants;
-  for (const auto& d : datasets) {
-    Curve curve{d, {}, std::vector<double>(variants.size(), std::nan("")), {}, Curve::Style::points,
-                -1};
-    curve.error.assign(variants.size(), 0.0);
-    bars.curves.push_back(curve);
-  }
-  for (std::size_t di = 0; di < datasets.size(); ++di) {
-    const std::string& d = datasets[di];
-    md << "### " << d
-       << "\n\n| variant | accuracy | MCC | ECE | log loss | Brier | acc. word drop 10% | acc. "
-          "word drop 20% | acc. swaps |\n"
-       << "|---|---|---|---|---|---|---|---|---|\n";
-    for (std::size_t vi = 0; vi < variants.size(); ++vi) {
-      const std::string& v = variants[vi];
-      std::map<std::string, std::vector<std::vector<double>>> by_condition;
-      for (const auto& r : rows)
-        if (r.dataset == d && r.variant == v)
-          for (const auto& c : r.result.evaluation)
-            by_condition[c.name].push_back(metric_values(c.result));
-      if (by_condition.empty()) continue;
-      auto column = [&](const std::string& condition, std::size_t metric) {
-        std::vector<double> values;
-        for (const auto& m : by_condition[condition]) values.push_back(m[metric]);
-        return values;
-      };
-      md << "| " << v;
-      for (std::size_t k = 0; k < kMetricColumns.size(); ++k)
-        md << " | " << mean_std_text(column("clean", k));
-      for (const std::string c : {"word_dropout_10", "word_dropout_20", "adjacent_swaps"})
-        md << " | " << (by_condition.count(c) ? mean_std_text(column(c, 0)) : "–");
-      md << " |\n";
-      const auto acc = column("clean", 0);
-      const double mean = std::accumulate(acc.begin(), acc.end(), 0.0) / acc.size();
-      double var = 0.0;
-      for (double x : acc) var += (x - mean) * (x - mean);
-      bars.curves[di].y[vi] = mean;
-      bars.curves[di].error[vi] = acc.size() > 1 ? std::sqrt(var / (acc.size() - 1)) : 0.0;
-    }
-    md << "\n";
-  }
-  draw_figure({dir + "/comparison.png", "clean accuracy (mean ± std over seeds)", {bars}});
-}
-
-}  // namespace
-
 void run_train_command(const TrainConfig& config, const CommandOptions& options) {
   const std::string root = config.output_directory;
   if (!config.is_experiment()) {
@@ -345,51 +259,15 @@ void run_train_command(const TrainConfig& config, const CommandOptions& options)
     std::cout << "results in " << root << "/ (metrics.csv, training_log.csv, model.h5)\n";
     return;
   }
-  if (!options.restart.empty())
-    throw InputError(config.source +
-                     ": --restart continues a single training run, not an "
-                     "experiment of several");
   if (config.is_paired()) {
+    if (!options.restart.empty())
+      throw InputError(config.source +
+                       ": --restart continues a single training run or a comparison "
+                       "experiment, not the paired protocol");
     run_paired_experiment(config, options);
     return;
   }
-  const ExperimentConfig& e = config.experiment;
-  const std::vector<std::string> datasets =
-      e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
-  std::vector<DataConfig> data_configs;
-  std::vector<AttentionTask> tasks;  // every data set is read before anything is written
-  for (const auto& dataset : datasets) {
-    DataConfig data = config.data;
-    if (dataset != data.dataset) data.directory.clear();
-    data.dataset = dataset;
-    data_configs.push_back(data);
-    tasks.push_back(load_attention_task(data));
-  }
-  prepare_output_directory(root, options.overwrite);
-  std::vector<RunRow> rows;
-  for (std::size_t k = 0; k < datasets.size(); ++k) {
-    const std::string& dataset = datasets[k];
-    const DataConfig& data = data_configs[k];
-    const AttentionTask& task = tasks[k];
-    for (const auto& variant : e.variants)
-      for (const auto seed : e.seeds) {
-        TrainConfig run = config;
-        run.data = data;
-        run.model.variant = parse_attention_variant(variant);
-        run.training.seed = seed;
-        const std::string dir =
-            root + "/" + dataset + "/" + variant + "/seed_" + std::to_string(seed);
-        std::filesystem::create_directories(dir);
-        if (options.progress)
-          std::cerr << "== " << dataset << " " << variant << " seed " << seed << '\n';
-        rows.push_back(
-            {dataset, variant, seed, train_attention_model(run, task, dir, options.progress)});
-        write_comparison(root, rows, datasets, e.variants);  // kept current as runs finish
-      }
-  }
-  std::cout << read_text_file(root + "/comparison.md");
-  std::cout << "comparison table in " << root << "/comparison.md, chart in " << root
-            << "/comparison.png\n";
+  run_comparison_experiment(config, options);
 }
 
 void run_eval_command(const TrainConfig& config, const std::string& checkpoint_path) {

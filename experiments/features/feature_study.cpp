@@ -144,7 +144,7 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
                                                    const CommandOptions& options) {
   const ApproximationPoints point_sets(config);  // reads the images before anything is written
   const ReplicaRecovery recovery{"features", config.source, config.output_directory,
-                                 options.restart};
+                                 options.restart, "sets"};
   const std::vector<PlannedSet> plan = plan_sets(config);
   const int count = static_cast<int>(plan.size());
   ReplicaCheckpoint finished = finished_replicas(recovery, count, kRecordWidth);

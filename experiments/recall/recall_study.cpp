@@ -130,6 +130,41 @@ std::string planned_key(const RecallConfig& c, const PlannedRun& p) {
   return recall_run_key(r);
 }
 
+// Trains the planned runs in order, taking those of `kept` as they are; records each new one in
+// the journal as it finishes (a stopped study keeps it).
+std::vector<RecallRun> train_plan(const RecallConfig& config, const std::vector<PlannedRun>& plan,
+                                  const std::vector<RecallRun>& kept, RecallJournal& journal,
+                                  const RecallTrainingOptions& training) {
+  // The trained softmax networks the @softmax arms start from, by (size, seed).
+  std::map<std::pair<int, std::uint64_t>, std::vector<float>> teachers;
+  std::vector<RecallRun> runs;
+  std::size_t reused = 0;
+  for (const PlannedRun& p : plan) {
+    if (reused < kept.size() && recall_run_key(kept[reused]) == planned_key(config, p)) {
+      runs.push_back(kept[reused++]);
+      continue;
+    }
+    RecallTrainingOptions o = training;
+    const std::pair<int, std::uint64_t> teacher_key{p.size_index, p.seed};
+    if (p.variant.from_softmax) {          // the teacher: softmax at its grid's first learning rate
+      if (!teachers.count(teacher_key)) {  // trained again if its run was recorded earlier
+        RecallTrainingOptions t = training;
+        t.trained = &teachers[teacher_key];
+        run_recall_arm(config, parse_recall_variant("softmax"), 0,
+                       {1.0, "", recall_learning_rates(config, "softmax").front()}, p.size_index,
+                       p.seed, t);
+      }
+      o.start = &teachers[teacher_key];
+    } else if (p.variant.name == "softmax" &&
+               p.setting.learning_rate == recall_learning_rates(config, "softmax").front()) {
+      o.trained = &teachers[teacher_key];
+    }
+    runs.push_back(run_recall_arm(config, p.variant, p.budget, p.setting, p.size_index, p.seed, o));
+    journal.add(runs.back());
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::vector<RecallRun> run_recall_study(const RecallConfig& config, const CommandOptions& options) {
@@ -157,33 +192,13 @@ std::vector<RecallRun> run_recall_study(const RecallConfig& config, const Comman
   const StopRequestHandler stop_handler;
   RecallTrainingOptions training;
   training.progress = options.progress;
-  training.how_to_continue = "continue with: cpm train " + config.source + " --restart " + dir;
-  // The trained softmax networks the @softmax arms start from, by (size, seed).
-  std::map<std::pair<int, std::uint64_t>, std::vector<float>> teachers;
+  training.how_to_continue =
+      "continue with: cpm train " + config.source + " --output " + dir + " --restart " + dir;
   std::vector<RecallRun> runs;
-  std::size_t reused = 0;
-  for (const PlannedRun& p : plan) {
-    if (reused < kept.size() && recall_run_key(kept[reused]) == planned_key(config, p)) {
-      runs.push_back(kept[reused++]);
-      continue;
-    }
-    RecallTrainingOptions o = training;
-    const std::pair<int, std::uint64_t> teacher_key{p.size_index, p.seed};
-    if (p.variant.from_softmax) {          // the teacher: softmax at its grid's first learning rate
-      if (!teachers.count(teacher_key)) {  // trained again if its run was recorded earlier
-        RecallTrainingOptions t = training;
-        t.trained = &teachers[teacher_key];
-        run_recall_arm(config, parse_recall_variant("softmax"), 0,
-                       {1.0, "", recall_learning_rates(config, "softmax").front()}, p.size_index,
-                       p.seed, t);
-      }
-      o.start = &teachers[teacher_key];
-    } else if (p.variant.name == "softmax" &&
-               p.setting.learning_rate == recall_learning_rates(config, "softmax").front()) {
-      o.trained = &teachers[teacher_key];
-    }
-    runs.push_back(run_recall_arm(config, p.variant, p.budget, p.setting, p.size_index, p.seed, o));
-    journal.add(runs.back());  // recorded as it finishes: a stopped study keeps it
+  try {
+    runs = train_plan(config, plan, kept, journal, training);
+  } catch (const StopRequested& stop) {  // inside a run, or while drawing its particles
+    throw StopRequested(stop.signal(), training.how_to_continue);
   }
   select_recall_settings(runs);
   write_recall_table(dir, runs);

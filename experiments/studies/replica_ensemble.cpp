@@ -47,9 +47,9 @@ std::vector<double> gather_rows(const std::vector<double>& local) {
 // The hint of a stopped study: what is saved and the command that continues.
 std::string continue_hint(const ReplicaRecovery& recovery, std::size_t saved, int count) {
   const std::string path = replica_checkpoint_path(recovery.directory);
-  return std::to_string(saved) + " of " + std::to_string(count) + " replicas saved in " + path +
-         "; continue with: cpm " + recovery.study + " " + recovery.config_path + " --output " +
-         recovery.directory + " --restart " + path;
+  return std::to_string(saved) + " of " + std::to_string(count) + " " + recovery.items +
+         " saved in " + path + "; continue with: cpm " + recovery.study + " " +
+         recovery.config_path + " --output " + recovery.directory + " --restart " + path;
 }
 
 }  // namespace

@@ -18,10 +18,11 @@ namespace cpm {
 // command that continues; `restart` names such a file to continue from. Empty `study`: no
 // checkpoint (the signal's default action).
 struct ReplicaRecovery {
-  std::string study;        // the command that continues: "converge", "ldp"
-  std::string config_path;  // its configuration file: fingerprinted and named in the hint
-  std::string directory;    // the study's output folder
-  std::string restart;      // a checkpoint to continue from, or ""
+  std::string study;               // the command that continues: "converge", "ldp"
+  std::string config_path;         // its configuration file: fingerprinted and named in the hint
+  std::string directory;           // the study's output folder
+  std::string restart;             // a checkpoint to continue from, or ""
+  std::string items = "replicas";  // what the hint counts: "replicas", "sets", "runs"
 };
 
 std::string replica_checkpoint_path(const std::string& directory);

@@ -5,7 +5,8 @@
 // `cpm ldp` and `cpm converge` the replicas under way finish and the finished ones are saved; the
 // restart writes the tables an uninterrupted study writes, byte for byte. During `cpm train` the
 // step under way finishes and the model and optimiser state are saved; `--restart` ends with the
-// parameters, metrics and training log of an uninterrupted run.
+// parameters, metrics and training log of an uninterrupted run, and a comparison experiment of
+// several runs ends with the tables of an uninterrupted one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -331,6 +332,50 @@ TEST(StopSignal, SigtermStopsATrainingRunAndTheRestartEndsBitForBit) {
   EXPECT_EQ(read_file(dir / "stopped" / "metrics.csv"), read_file(dir / "whole" / "metrics.csv"));
   EXPECT_EQ(log_without_timing(dir / "stopped" / "training_log.csv"),
             log_without_timing(dir / "whole" / "training_log.csv"));
+}
+
+// A comparison experiment of two runs stopped inside the second: the first is kept in
+// replicas.checkpoint, the second in its own training_checkpoint.h5; the restart ends with the
+// tables and the models of an uninterrupted experiment.
+TEST(StopSignal, SigtermStopsAComparisonExperimentAndTheRestartEndsBitForBit) {
+  const auto dir = fresh_directory("stop_experiment");
+  write_file(dir / "exp.toml", train_config(dir, dir / "stopped") +
+                                   "[experiment]\nvariants = [\"vanilla-favor\", \"softmax\"]\n"
+                                   "seeds = [3]\n");
+  const std::string err = stopped_by_sigterm("train", dir / "exp.toml", "cpm train softmax");
+  ASSERT_FALSE(err.empty());
+  const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
+  EXPECT_NE(
+      stop_line(err).find("1 of 2 runs saved in " + checkpoint + "; continue with: cpm train " +
+                          (dir / "exp.toml").string() + " --output " + (dir / "stopped").string() +
+                          " --restart " + checkpoint),
+      std::string::npos)
+      << err;
+  const auto second = dir / "stopped" / "sst2" / "softmax" / "seed_3";
+  EXPECT_TRUE(std::filesystem::exists(second / "training_checkpoint.h5"));
+  EXPECT_FALSE(std::filesystem::exists(second / "model.h5"));
+
+  const auto continued =
+      run_cpm("train " + (dir / "exp.toml").string() + " --quiet --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  EXPECT_FALSE(std::filesystem::exists(second / "training_checkpoint.h5"));
+  const auto whole = run_cpm("train " + (dir / "exp.toml").string() + " --quiet --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  EXPECT_EQ(read_file(dir / "stopped" / "comparison.md"),
+            read_file(dir / "whole" / "comparison.md"));
+  EXPECT_EQ(log_without_timing(dir / "stopped" / "comparison_runs.csv"),
+            log_without_timing(dir / "whole" / "comparison_runs.csv"));
+  for (const std::string arm : {"vanilla-favor", "softmax"}) {
+    const auto run = std::filesystem::path("sst2") / arm / "seed_3";
+    const ModelCheckpoint a = load_model_checkpoint((dir / "stopped" / run / "model.h5").string());
+    const ModelCheckpoint b = load_model_checkpoint((dir / "whole" / run / "model.h5").string());
+    EXPECT_TRUE(a.parameters == b.parameters) << arm;
+    EXPECT_EQ(read_file(dir / "stopped" / run / "metrics.csv"),
+              read_file(dir / "whole" / run / "metrics.csv"))
+        << arm;
+  }
 }
 
 }  // namespace
