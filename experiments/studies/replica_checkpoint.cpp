@@ -51,7 +51,7 @@ ReplicaCheckpoint read_replica_checkpoint(const std::string& path) {
   ReplicaCheckpoint c;
   if (!(in >> word >> c.study) || word != "study" || !(in >> word >> c.fingerprint) ||
       word != "fingerprint" || !(in >> word >> c.count >> c.width) || word != "table" ||
-      c.count < 1 || c.width < 1)
+      c.count < 1 || c.width < 0)
     throw damaged("bad header");
   std::getline(in, line);
   for (int number = 5; std::getline(in, line); ++number) {
@@ -59,14 +59,16 @@ ReplicaCheckpoint read_replica_checkpoint(const std::string& path) {
     int replica = -1;
     if (!(fields >> replica) || replica < 0 || replica >= c.count || c.rows.count(replica))
       throw damaged("line " + std::to_string(number) + ": bad replica index");
-    std::vector<double> row(static_cast<std::size_t>(c.width));
-    for (double& v : row) {
-      if (!(fields >> word)) throw damaged("line " + std::to_string(number) + ": short row");
+    std::vector<double> row;
+    while (fields >> word) {
       char* end = nullptr;
-      v = std::strtod(word.c_str(), &end);
+      row.push_back(std::strtod(word.c_str(), &end));
       if (*end != '\0') throw damaged("line " + std::to_string(number) + ": '" + word + "'");
     }
-    if (fields >> word) throw damaged("line " + std::to_string(number) + ": long row");
+    if (c.width > 0 && row.size() < static_cast<std::size_t>(c.width))
+      throw damaged("line " + std::to_string(number) + ": short row");
+    if (c.width > 0 && row.size() > static_cast<std::size_t>(c.width))
+      throw damaged("line " + std::to_string(number) + ": long row");
     c.rows.emplace(replica, std::move(row));
   }
   return c;
