@@ -15,9 +15,9 @@ Command train_command() {
   auto flags = std::make_shared<ResultFlags>();
   return {"train", "train a Transformer classifier (Phase A + Phase B), or run a recall study",
           result_arguments(*flags,
-                           "continue from the training_checkpoint.h5 a stopped training wrote (a "
-                           "comparison experiment: its replicas.checkpoint; a recall study: the "
-                           "stopped study's folder)"),
+                           "continue from the training_checkpoint.h5 a stopped training wrote (an "
+                           "experiment: its replicas.checkpoint; a recall study: the stopped "
+                           "study's folder)"),
           [flags] {
             if (is_recall_config(read_text_file(flags->config), flags->config)) {
               RecallConfig config = load_recall_config(flags->config);

@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/command_runner.hpp"
 
@@ -73,6 +76,24 @@ inline std::string stopped_by_sigterm(const std::string& command, const std::fil
 inline std::string stop_line(const std::string& standard_error) {
   const std::size_t at = standard_error.rfind("cpm: stopped by SIGTERM; ");
   return at == std::string::npos ? "" : standard_error.substr(at);
+}
+
+// A CSV table without the columns named `dropped` (wall times, which differ between two runs).
+inline std::string table_without(const std::filesystem::path& file,
+                                 const std::vector<std::string>& dropped) {
+  std::istringstream in(read_file(file));
+  std::string kept, line;
+  std::vector<bool> drop;
+  for (bool header = true; std::getline(in, line); header = false) {
+    std::istringstream cells(line);
+    std::string cell;
+    for (std::size_t column = 0; std::getline(cells, cell, ','); ++column) {
+      if (header) drop.push_back(std::find(dropped.begin(), dropped.end(), cell) != dropped.end());
+      if (column >= drop.size() || !drop[column]) kept += cell + ",";
+    }
+    kept += "\n";
+  }
+  return kept;
 }
 
 }  // namespace cpm::testing

@@ -260,10 +260,6 @@ void run_train_command(const TrainConfig& config, const CommandOptions& options)
     return;
   }
   if (config.is_paired()) {
-    if (!options.restart.empty())
-      throw InputError(config.source +
-                       ": --restart continues a single training run or a comparison "
-                       "experiment, not the paired protocol");
     run_paired_experiment(config, options);
     return;
   }

@@ -8,6 +8,9 @@
 #include <map>
 #include <sstream>
 
+#include "core/stop_request.hpp"
+#include "experiments/attention/paired_run_record.hpp"
+#include "experiments/studies/replica_ensemble.hpp"
 #include "experiments/trainer_settings.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_directory.hpp"
@@ -43,7 +46,9 @@ Trainer& train_epochs(Trainer& trainer, ClassifierBatchStep& batch_step, int fir
   };
   trainer.seek(first_epoch, 0);
   for (int e = 0; e < epochs; ++e) {
-    trainer.run_epoch(batch_step, on_log);
+    trainer.run_epoch(batch_step, on_log, 50, [] { return stop_signal() != 0; });
+    if (stop_signal() != 0) bar.interrupt();
+    stop_if_requested();  // the experiment saves its finished runs
     std::ostringstream detail;
     detail << "loss " << std::setprecision(4) << trainer.smoothed_loss();
     bar.update(static_cast<double>(e + 1), detail.str());
@@ -162,36 +167,75 @@ void run_paired_experiment(const TrainConfig& config, const CommandOptions& opti
     else
       controls.push_back(v);
   }
-  prepare_output_directory(root, options.overwrite);
+  // Every (data set, seed, variant) in order: a kernel-<map> variant's two arms, or a control.
+  struct PlannedRun {
+    std::size_t data_index;
+    std::uint64_t seed;
+    std::string variant;
+  };
+  std::vector<PlannedRun> plan;
+  for (std::size_t k = 0; k < datasets.size(); ++k)
+    for (const auto seed : e.seeds)
+      for (const auto& variant : e.variants) plan.push_back({k, seed, variant});
+  const ReplicaRecovery recovery{"train", config.source, root, options.restart, "runs"};
+  ReplicaCheckpoint finished = finished_replicas(recovery, static_cast<int>(plan.size()), 0);
+  prepare_output_directory(root, options.overwrite || continues_in_place(recovery));
+  const std::vector<std::string> conditions = condition_names(config.evaluation.robustness);
+
+  const StopRequestHandler stop_handler;
   std::vector<ArmRecord> records;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t k = 0; k < datasets.size(); ++k) {
-    for (const auto seed : e.seeds) {
-      for (const auto& variant : e.variants) {
-        TrainConfig run = config;
-        run.data = data_configs[k];
-        run.model.variant = parse_attention_variant(variant);
-        run.training.seed = seed;
-        const bool kernel = run.model.variant.learned_particles;
-        const std::string name = kernel ? feature_map_name(run.model.variant.map) : variant;
-        const std::string dir =
-            root + "/" + datasets[k] + "/seed_" + std::to_string(seed) + "/" + name;
-        if (options.progress)
-          std::cerr << "== " << datasets[k] << " seed " << seed << " " << variant << '\n';
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const PlannedRun& p = plan[i];
+    const std::string& dataset = datasets[p.data_index];
+    TrainConfig run = config;
+    run.data = data_configs[p.data_index];
+    run.model.variant = parse_attention_variant(p.variant);
+    run.training.seed = p.seed;
+    const bool kernel = run.model.variant.learned_particles;
+    const std::string name = kernel ? feature_map_name(run.model.variant.map) : p.variant;
+    const std::string map = kernel ? name : "";
+    TrainConfig vanilla = run;
+    vanilla.model.variant.learned_particles = false;
+    const auto saved = finished.rows.find(static_cast<int>(i));
+    if (saved != finished.rows.end()) {  // a finished run of the stopped experiment
+      std::size_t at = 0;
+      if (kernel)
+        records.push_back({dataset, p.seed, map,
+                           read_arm_values(saved->second, at, vanilla.model.variant.name(),
+                                           conditions, options.restart)});
+      records.push_back({dataset, p.seed, map,
+                         read_arm_values(saved->second, at, run.model.variant.name(), conditions,
+                                         options.restart)});
+    } else {
+      const std::string dir = root + "/" + dataset + "/seed_" + std::to_string(p.seed) + "/" + name;
+      if (options.progress)
+        std::cerr << "== " << dataset << " seed " << p.seed << " " << p.variant << '\n';
+      std::vector<double> values;
+      try {
+        stop_if_requested();
         if (kernel) {
-          PairedRun p = run_paired_map(run, tasks[k], dir, options.progress);
-          records.push_back({datasets[k], seed, name, std::move(p.vanilla)});
-          records.push_back({datasets[k], seed, name, std::move(p.kernel)});
+          PairedRun r = run_paired_map(run, tasks[p.data_index], dir, options.progress);
+          records.push_back({dataset, p.seed, map, std::move(r.vanilla)});
+          append_arm_values(records.back().result, values);
+          records.push_back({dataset, p.seed, map, std::move(r.kernel)});
         } else {
           records.push_back(
-              {datasets[k], seed, "", run_control(run, tasks[k], dir, options.progress)});
+              {dataset, p.seed, "", run_control(run, tasks[p.data_index], dir, options.progress)});
         }
-        if (!e.keep_checkpoints) std::filesystem::remove(dir + "/checkpoint.h5");
+      } catch (const StopRequested& stop) {  // the run under way starts again on restart
+        throw save_finished_replicas(stop.signal(), recovery, std::move(finished));
       }
-      // Kept current as seeds finish.
-      write_paired_report(root, records, labels, datasets, maps, controls, config);
+      append_arm_values(records.back().result, values);
+      finished.rows[static_cast<int>(i)] = std::move(values);
+      if (!e.keep_checkpoints) std::filesystem::remove(dir + "/checkpoint.h5");
     }
+    const bool seed_done = i + 1 == plan.size() || plan[i + 1].seed != p.seed ||
+                           plan[i + 1].data_index != p.data_index;
+    if (seed_done)  // kept current as seeds finish
+      write_paired_report(root, records, labels, datasets, maps, controls, config);
   }
+  discard_finished_replicas(recovery);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << read_text_file(root + "/paired.md");

@@ -19,6 +19,11 @@
 // Output (in output.directory): paired.md (the tables), paired_runs.csv (every arm, seed and
 // condition), phase_a_runs.csv (every head of every kernel arm), and per run
 // <dataset>/seed_<s>/<arm>/ with training_log.csv, metrics.csv, predictions.csv, phase_a.csv.
+//
+// A clean stop (SIGINT/SIGTERM) ends the training step under way and keeps every finished
+// (data set, seed, variant) run, all its arms exactly, in replicas.checkpoint; `--restart` with
+// that file trains the run under way again from its start and the others, and writes the tables
+// of an uninterrupted experiment.
 #include <cstdint>
 #include <string>
 #include <vector>

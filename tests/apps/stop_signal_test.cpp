@@ -29,6 +29,7 @@ using testing::run_cpm;
 using testing::start_cpm;
 using testing::stop_line;
 using testing::stopped_by_sigterm;
+using testing::table_without;
 using testing::wait_for;
 using testing::wait_for_text;
 using testing::write_file;
@@ -376,6 +377,55 @@ TEST(StopSignal, SigtermStopsAComparisonExperimentAndTheRestartEndsBitForBit) {
               read_file(dir / "whole" / run / "metrics.csv"))
         << arm;
   }
+}
+
+// The paired protocol stopped in its second run (a control): the first (both arms of a map) is
+// kept in replicas.checkpoint; the restart trains the control again and writes the tables of an
+// uninterrupted experiment.
+TEST(StopSignal, SigtermStopsAPairedExperimentAndTheRestartWritesTheSameTables) {
+  const auto dir = fresh_directory("stop_paired");
+  std::string config = train_config(dir, dir / "stopped");
+  config.replace(config.find("epochs = 3"), 10, "epochs = 1");
+  write_file(dir / "paired.toml", config +
+                                      "[experiment]\nprotocol = \"paired\"\n"
+                                      "variants = [\"kernel-favor\", \"uniform\"]\nseeds = [3]\n"
+                                      "bootstrap_samples = 100\n");
+  const std::string err =
+      stopped_by_sigterm("train", dir / "paired.toml", "== sst2 seed 3 uniform");
+  ASSERT_FALSE(err.empty());
+  const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
+  EXPECT_NE(
+      stop_line(err).find("1 of 2 runs saved in " + checkpoint + "; continue with: cpm train " +
+                          (dir / "paired.toml").string() + " --output " +
+                          (dir / "stopped").string() + " --restart " + checkpoint),
+      std::string::npos)
+      << err;
+
+  const auto continued =
+      run_cpm("train " + (dir / "paired.toml").string() + " --quiet --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  const auto whole = run_cpm("train " + (dir / "paired.toml").string() + " --quiet --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  // Wall times, and two ratios of a residual at the rounding level (~1e-16), whose last digits
+  // follow the summation order of the least-squares fit.
+  const std::vector<std::string> timing = {"train_seconds", "phase_a_seconds", "seconds",
+                                           "linear_fit_residual", "unabsorbed_fraction"};
+  for (const std::string file : {"paired_runs.csv", "phase_a_runs.csv"})
+    EXPECT_EQ(table_without(dir / "stopped" / file, timing),
+              table_without(dir / "whole" / file, timing))
+        << file;
+  // paired.md up to its Phase A table (whose last column is a wall time): McNemar's counts come
+  // from the restored arms' per-example predictions.
+  const auto tables = [](const std::filesystem::path& file) {
+    const std::string text = read_file(file);
+    return text.substr(0, text.find("| map | alignment after"));
+  };
+  EXPECT_EQ(tables(dir / "stopped" / "paired.md"), tables(dir / "whole" / "paired.md"));
+  EXPECT_NE(tables(dir / "whole" / "paired.md").find("McNemar"), std::string::npos);
+  EXPECT_EQ(read_file(dir / "stopped" / "sst2/seed_3/uniform/predictions.csv"),
+            read_file(dir / "whole" / "sst2/seed_3/uniform/predictions.csv"));
 }
 
 }  // namespace

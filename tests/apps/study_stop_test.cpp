@@ -21,21 +21,9 @@ using testing::stop_line;
 using testing::stopped_by_sigterm;
 using testing::write_file;
 
-// A CSV table without its `seconds` column (the only one that differs between two runs).
+// A table without its wall-time column, the only one that differs between two runs.
 std::string without_seconds(const std::filesystem::path& file) {
-  std::istringstream in(read_file(file));
-  std::string kept, line;
-  int seconds = -1;
-  for (bool header = true; std::getline(in, line); header = false) {
-    std::istringstream cells(line);
-    std::string cell;
-    for (int column = 0; std::getline(cells, cell, ','); ++column) {
-      if (header && cell == "seconds") seconds = column;
-      if (column != seconds) kept += cell + ",";
-    }
-    kept += "\n";
-  }
-  return kept;
+  return testing::table_without(file, {"seconds"});
 }
 
 // Two i.i.d. sets and two gases of a few seconds each (100 L-BFGS iterations, N = 2,048, d = 16).
@@ -54,9 +42,9 @@ TEST(StudyStop, SigtermInsideAGasStopsTheFeaturesStudyAndTheRestartWritesTheSame
   ASSERT_FALSE(err.empty());
   const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
   EXPECT_NE(
-      stop_line(err).find("1 of 4 sets saved in " + checkpoint +
-                          "; continue with: cpm features " + (dir / "f.toml").string() +
-                          " --output " + (dir / "stopped").string() + " --restart " + checkpoint),
+      stop_line(err).find("1 of 4 sets saved in " + checkpoint + "; continue with: cpm features " +
+                          (dir / "f.toml").string() + " --output " + (dir / "stopped").string() +
+                          " --restart " + checkpoint),
       std::string::npos)
       << err;
   EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / "summary.csv"));
