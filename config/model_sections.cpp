@@ -91,8 +91,8 @@ std::string read_output_directory(TomlReader t, const std::string& fallback) {
 
 PotentialConfig read_potential(TomlReader t) {
   PotentialConfig p;
-  p.kind = t.choice("kind", {"zero", "quadratic"}, p.kind);
-  if (p.kind == "quadratic") p.strength = t.number("strength", p.strength);
+  p.kind = t.enumerated<PotentialKind>("kind", p.kind);
+  if (p.kind == PotentialKind::quadratic) p.strength = t.number("strength", p.strength);
   t.finish();
   return p;
 }
@@ -175,6 +175,11 @@ InitialLaw read_initial(TomlReader t, int dim) {
 
 const std::vector<std::string>& names(PairSumMethod) {
   static const std::vector<std::string> all{"reference", "direct", "mesh"};
+  return all;
+}
+
+const std::vector<std::string>& names(PotentialKind) {
+  static const std::vector<std::string> all = {"zero", "quadratic"};
   return all;
 }
 

@@ -18,9 +18,12 @@
 
 namespace cpm {
 
+enum class PotentialKind { zero, quadratic };
+const std::vector<std::string>& names(PotentialKind);  // "zero", "quadratic"
+
 struct PotentialConfig {
-  std::string kind = "quadratic";  // zero | quadratic
-  double strength = 1.0;           // a in V = a|x|²/2
+  PotentialKind kind = PotentialKind::quadratic;
+  double strength = 1.0;  // a in V = a|x|²/2
 };
 
 // How the pair sums are computed (solvers/): the plain O(N²) loop, the blocked SIMD loop, or the

@@ -12,6 +12,11 @@
 
 namespace cpm {
 
+const std::vector<std::string>& names(GridInitialKind) {
+  static const std::vector<std::string> all{"law", "file", "compact_power", "sech2"};
+  return all;
+}
+
 namespace {
 
 constexpr int kMaxCellsPerAxis = 1 << 24;
@@ -123,7 +128,7 @@ GridConfig read_grid(TomlReader t, const Domain& domain) {
     require(t, g.step > 0.0, "step",
             "must be positive (leave it out for a step from the stability bound)");
   }
-  g.scheme = t.choice("scheme", {"first_order", "second_order"}, g.scheme);
+  g.scheme = t.enumerated<Reconstruction>("scheme", g.scheme);
   g.directions = static_cast<int>(t.integer("directions", g.directions));
   require(t, g.directions >= 1, "directions", "must be at least 1");
   if (t.has("mmd_bandwidth")) {
@@ -133,15 +138,15 @@ GridConfig read_grid(TomlReader t, const Domain& domain) {
 
   TomlReader init = t.table("initial");
   GridInitialConfig& i = g.initial;
-  i.kind = init.choice("kind", {"law", "file", "compact_power", "sech2"}, i.kind);
-  if (i.kind == "file") {
+  i.kind = init.enumerated<GridInitialKind>("kind", i.kind);
+  if (i.kind == GridInitialKind::file) {
     i.file = init.string("file");
     require(init, !i.file.empty(), "file", "must name a file of cell averages");
-  } else if (i.kind == "compact_power" || i.kind == "sech2") {
+  } else if (i.kind == GridInitialKind::compact_power || i.kind == GridInitialKind::sech2) {
     i.centre = init.vector("centre", Eigen::VectorXd::Zero(dim));
     require(init, i.centre.size() == dim, "centre",
             "must have d = " + std::to_string(dim) + " coordinates");
-    if (i.kind == "compact_power") {
+    if (i.kind == GridInitialKind::compact_power) {
       i.radius = init.number("radius", i.radius);
       require(init, i.radius > 0.0, "radius", "must be positive");
       i.exponent = init.number("exponent", i.exponent);

@@ -9,6 +9,7 @@
 
 #include "config/model_sections.hpp"
 #include "config/toml_reader.hpp"
+#include "solvers/mckean_vlasov.hpp"
 
 namespace cpm {
 
@@ -17,11 +18,14 @@ struct OutputConfig {
 };
 
 // [grid.initial]: the grid solver's initial density ρ_0 (normalised to unit mass on the grid).
+enum class GridInitialKind { law, file, compact_power, sech2 };  // law: the [initial] law
+const std::vector<std::string>& names(GridInitialKind);
+
 struct GridInitialConfig {
-  std::string kind = "law";  // law (the [initial] law) | file | compact_power | sech2
-  std::string file;          // file: M cell averages, axis 0 fastest, '#' starts a comment
-  Eigen::VectorXd centre;    // compact_power, sech2
-  double radius = 1.0;       // compact_power: (R² − |x − centre|²)_+^exponent
+  GridInitialKind kind = GridInitialKind::law;
+  std::string file;        // file: M cell averages, axis 0 fastest, '#' starts a comment
+  Eigen::VectorXd centre;  // compact_power, sech2
+  double radius = 1.0;     // compact_power: (R² − |x − centre|²)_+^exponent
   double exponent = 0.5;
   double width = 1.0;  // sech2: Π_a sech²((x_a − centre_a)/width)
 };
@@ -32,7 +36,7 @@ struct GridConfig {
   Eigen::VectorXd lower, upper;  // grid box; D's bounding box when empty (required for whole_space)
   double cfl = 0.5;              // fraction of the stability bound per step, in (0, 1]
   double step = 0.0;             // fixed step, checked against the bound; 0: from the bound
-  std::string scheme = "second_order";  // flux: "second_order" (limited) or "first_order"
+  Reconstruction scheme = Reconstruction::limited_linear;  // named "second_order", "first_order"
   GridInitialConfig initial;
   int directions = 16;         // sliced Wasserstein directions
   double mmd_bandwidth = 0.0;  // Gaussian MMD σ; 0: a twentieth of the smallest box side

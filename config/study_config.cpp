@@ -5,6 +5,16 @@
 
 namespace cpm {
 
+const std::vector<std::string>& names(ConvergenceDistance) {
+  static const std::vector<std::string> all{"w1", "w2", "sw2", "mmd", "l1", "energy"};
+  return all;
+}
+
+const std::vector<std::string>& names(LdpStatistic) {
+  static const std::vector<std::string> all{"mean", "energy", "w1"};
+  return all;
+}
+
 namespace {
 
 void read_convergence_section(TomlReader& root, ConvergenceConfig& c, int dim) {
@@ -31,14 +41,17 @@ void read_convergence_section(TomlReader& root, ConvergenceConfig& c, int dim) {
   const std::vector<std::string> defaults =
       dim == 1 ? std::vector<std::string>{"w1", "w2", "l1", "energy"}
                : std::vector<std::string>{"sw2", "mmd", "l1", "energy"};
-  c.metrics = t.strings("metrics", defaults);
-  require(t, !c.metrics.empty(), "metrics", "must not be empty");
-  for (const std::string& m : c.metrics) {
-    const std::vector<std::string> known = {"w1", "w2", "sw2", "mmd", "l1", "energy"};
+  const std::vector<std::string> metrics = t.strings("metrics", defaults);
+  require(t, !metrics.empty(), "metrics", "must not be empty");
+  const std::vector<std::string>& known = names(ConvergenceDistance{});
+  for (const std::string& m : metrics) {
     require(t, std::find(known.begin(), known.end(), m) != known.end(), "metrics",
             "unknown metric '" + m + "' (expected w1, w2, sw2, mmd, l1, energy)");
-    require(t, dim == 1 || (m != "w1" && m != "w2"), "metrics",
-            "w1 and w2 are exact in one dimension only; use sw2");
+    c.metrics.push_back(enum_from_name<ConvergenceDistance>(m));
+    require(t,
+            dim == 1 || (c.metrics.back() != ConvergenceDistance::w1 &&
+                         c.metrics.back() != ConvergenceDistance::w2),
+            "metrics", "w1 and w2 are exact in one dimension only; use sw2");
   }
   c.bootstrap = static_cast<int>(t.integer("bootstrap", c.bootstrap));
   require(t, c.bootstrap >= 100, "bootstrap", "must be at least 100");
@@ -57,7 +70,7 @@ void read_ldp_section(TomlReader& root, LdpConfig& c, int dim) {
   }
   c.replicas = static_cast<int>(t.integer("replicas", c.replicas));
   require(t, c.replicas >= 2, "replicas", "must be at least 2");
-  c.statistic = t.choice("statistic", {"mean", "energy", "w1"}, c.statistic);
+  c.statistic = t.enumerated<LdpStatistic>("statistic", c.statistic);
   c.deltas = t.numbers("deltas");
   require(t, !c.deltas.empty(), "deltas", "must not be empty");
   require(t, c.deltas.front() > 0.0, "deltas", "must be positive");
@@ -68,7 +81,7 @@ void read_ldp_section(TomlReader& root, LdpConfig& c, int dim) {
     require(t, b > 0.0 && std::isfinite(b), "betas", "must be positive and finite");
   c.confidence = t.number("confidence", c.confidence);
   require(t, c.confidence > 0.0 && c.confidence < 1.0, "confidence", "must lie in (0, 1)");
-  if (c.statistic == "w1")
+  if (c.statistic == LdpStatistic::w1)
     require(t, dim == 1, "statistic", "w1 is computed in one dimension only");
   t.finish();
 }
@@ -80,8 +93,8 @@ void validate_model(const LdpConfig& c) {
   if (c.model.dynamics.integrator != Integrator::langevin)
     throw InputError(where +
                      ": dynamics.integrator: a large-deviation study runs the Langevin dynamics");
-  if (c.statistic == "w1" &&
-      (c.model.potential.kind != "quadratic" ||
+  if (c.statistic == LdpStatistic::w1 &&
+      (c.model.potential.kind != PotentialKind::quadratic ||
        c.model.interaction.kernel.kind != InteractionKernel::Kind::quadratic ||
        c.model.domain.kind() != Domain::Kind::whole_space))
     throw InputError(where +

@@ -19,7 +19,7 @@
 namespace cpm {
 
 std::shared_ptr<const ExternalPotential> make_potential(const PotentialConfig& config) {
-  if (config.kind == "zero") return std::make_shared<ZeroPotential>();
+  if (config.kind == PotentialKind::zero) return std::make_shared<ZeroPotential>();
   return std::make_shared<QuadraticPotential>(config.strength);
 }
 
@@ -146,14 +146,14 @@ Grid make_grid(const RunConfig& config) {
 std::vector<double> make_initial_density(const RunConfig& config, const Grid& grid) {
   const GridInitialConfig& init = config.grid->initial;
   std::vector<double> density;
-  if (init.kind == "file") {
+  if (init.kind == GridInitialKind::file) {
     density = read_density_file(init.file, grid.size());
     for (Eigen::Index c = 0; c < grid.size(); ++c)
       if (!grid.active(c)) density[c] = 0.0;
   } else {
     density = cell_averages(grid, [&](const Eigen::VectorXd& x) {
-      if (init.kind == "law") return config.initial.density(x);
-      if (init.kind == "compact_power")
+      if (init.kind == GridInitialKind::law) return config.initial.density(x);
+      if (init.kind == GridInitialKind::compact_power)
         return std::pow(std::max(0.0, init.radius * init.radius - (x - init.centre).squaredNorm()),
                         init.exponent);
       double value = 1.0;  // sech2
@@ -178,8 +178,7 @@ std::unique_ptr<McKeanVlasovSolver> make_grid_solver(const RunConfig& config, co
   p.beta = config.dynamics.beta;
   p.cfl = config.grid->cfl;
   p.fixed_step = config.grid->step;
-  p.reconstruction = config.grid->scheme == "first_order" ? Reconstruction::first_order
-                                                          : Reconstruction::limited_linear;
+  p.reconstruction = config.grid->scheme;
   try {
     return std::make_unique<McKeanVlasovSolver>(grid, potential, config.interaction.kernel, p,
                                                 make_initial_density(config, grid), ranks);
@@ -202,7 +201,7 @@ Particles sample_initial_share(const RunConfig& config, const Grid& grid,
                                const std::vector<double>& initial_density, IdRange share,
                                std::uint64_t replica) {
   const auto count = static_cast<Eigen::Index>(share.count);
-  Particles p = config.grid->initial.kind == "law"
+  Particles p = config.grid->initial.kind == GridInitialKind::law
                     ? sample_particle_ids(config.initial, share.first, count, config.seed, replica)
                     : sample_ids_from_density(grid, initial_density, share.first, count,
                                               config.seed, replica);

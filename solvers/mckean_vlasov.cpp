@@ -10,6 +10,11 @@
 
 namespace cpm {
 
+const std::vector<std::string>& names(Reconstruction) {
+  static const std::vector<std::string> all{"first_order", "second_order"};
+  return all;
+}
+
 namespace {
 
 namespace odeint = boost::numeric::odeint;

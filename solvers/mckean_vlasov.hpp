@@ -100,6 +100,7 @@ enum class Reconstruction {
   first_order,  // cell averages, Scharfetter–Gummel flux on ξ
   limited_linear,  // limited piecewise-linear ρ, upwind flux with u = −∂ξ (Carrillo–Chertock–Huang)
 };
+const std::vector<std::string>& names(Reconstruction);  // "first_order", "second_order"
 
 struct McKeanVlasovParameters {
   double lambda = 1.0;

@@ -47,7 +47,7 @@ ParameterSet run_parameters(const RunConfig& c) {
     p.set("domain.lower", as_list(c.domain.lower()));
     p.set("domain.upper", as_list(c.domain.upper()));
   }
-  p.set("potential.kind", c.potential.kind);
+  p.set("potential.kind", name_of(c.potential.kind));
   p.set("potential.strength", c.potential.strength);
   const InteractionKernel& k = c.interaction.kernel;
   p.set("interaction.kernel", k.describe());
@@ -81,12 +81,12 @@ ParameterSet run_parameters(const RunConfig& c) {
     p.set("grid.cells", cells);
     p.set("grid.cfl", c.grid->cfl);
     p.set("grid.step", c.grid->step);
-    p.set("grid.scheme", c.grid->scheme);
+    p.set("grid.scheme", name_of(c.grid->scheme));
     if (c.grid->lower.size() > 0) {
       p.set("grid.lower", as_list(c.grid->lower));
       p.set("grid.upper", as_list(c.grid->upper));
     }
-    p.set("grid.initial", c.grid->initial.kind);
+    p.set("grid.initial", name_of(c.grid->initial.kind));
     p.set("grid.directions", static_cast<std::int64_t>(c.grid->directions));
     p.set("grid.mmd_bandwidth", c.grid->mmd_bandwidth);
   }
@@ -127,7 +127,7 @@ void write_grid(TomlDocument& doc, const RunConfig& c) {
                 toml_floats(as_list(c.domain.lower())) + " to " +
                 toml_floats(as_list(c.domain.upper())));
   }
-  doc.entry("cfl", toml_float(g.cfl)).entry("scheme", toml_string(g.scheme));
+  doc.entry("cfl", toml_float(g.cfl)).entry("scheme", toml_string(name_of(g.scheme)));
   if (g.step > 0.0)
     doc.entry("step", toml_float(g.step));
   else
@@ -138,13 +138,13 @@ void write_grid(TomlDocument& doc, const RunConfig& c) {
   else
     doc.comment("mmd_bandwidth: a twentieth of the grid box's smallest side");
   const GridInitialConfig& i = g.initial;
-  doc.table("grid.initial").entry("kind", toml_string(i.kind));
-  if (i.kind == "file") doc.entry("file", toml_string(i.file));
-  if (i.kind == "compact_power" || i.kind == "sech2")
+  doc.table("grid.initial").entry("kind", toml_string(name_of(i.kind)));
+  if (i.kind == GridInitialKind::file) doc.entry("file", toml_string(i.file));
+  if (i.kind == GridInitialKind::compact_power || i.kind == GridInitialKind::sech2)
     doc.entry("centre", toml_floats(as_list(i.centre)));
-  if (i.kind == "compact_power")
+  if (i.kind == GridInitialKind::compact_power)
     doc.entry("radius", toml_float(i.radius)).entry("exponent", toml_float(i.exponent));
-  if (i.kind == "sech2") doc.entry("width", toml_float(i.width));
+  if (i.kind == GridInitialKind::sech2) doc.entry("width", toml_float(i.width));
 }
 
 }  // namespace
@@ -179,8 +179,9 @@ std::string resolved_run_config(const RunConfig& c, const std::string& note) {
       break;
   }
 
-  doc.table("potential").entry("kind", toml_string(c.potential.kind));
-  if (c.potential.kind == "quadratic") doc.entry("strength", toml_float(c.potential.strength));
+  doc.table("potential").entry("kind", toml_string(name_of(c.potential.kind)));
+  if (c.potential.kind == PotentialKind::quadratic)
+    doc.entry("strength", toml_float(c.potential.strength));
 
   const InteractionKernel& k = c.interaction.kernel;
   doc.table("interaction").entry("kernel", toml_string(kernel_key(k.kind)));

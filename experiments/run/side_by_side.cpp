@@ -30,7 +30,7 @@ constexpr double kLawMassTolerance = 1e-3;
 
 void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSolver& solver) {
   const GridConfig& g = *config.grid;
-  if (g.initial.kind == "law") {
+  if (g.initial.kind == GridInitialKind::law) {
     const double held = density_mass(grid, cell_averages(grid, [&](const Eigen::VectorXd& x) {
                                        return config.initial.density(x);
                                      }));
@@ -153,8 +153,9 @@ std::string SideBySideRun::info() const {
   std::ostringstream o;
   o << "grid_cells = " << grid().cells().transpose()
     << "\ngrid_lower = " << grid().lower().transpose()
-    << "\ngrid_upper = " << grid().upper().transpose() << "\ngrid_scheme = " << config_.grid->scheme
-    << "\nmmd_bandwidth = " << bandwidth_ << '\n';
+    << "\ngrid_upper = " << grid().upper().transpose()
+    << "\ngrid_scheme = " << name_of(config_.grid->scheme) << "\nmmd_bandwidth = " << bandwidth_
+    << '\n';
   return o.str();
 }
 

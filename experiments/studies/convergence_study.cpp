@@ -34,18 +34,24 @@ void measure(const MetricContext& m, const Eigen::MatrixXd& x, const std::vector
              double energy_error, double* out) {
   std::optional<Wasserstein1D> w;
   for (std::size_t i = 0; i < m.config.metrics.size(); ++i) {
-    const std::string& name = m.config.metrics[i];
-    if (name == "w1" || name == "w2") {
-      if (!w) w = wasserstein_1d(x.col(0), m.grid, density);
-      out[i] = name == "w1" ? w->w1 : w->w2;
-    } else if (name == "sw2") {
-      out[i] = sliced_wasserstein2(x, m.grid, density, m.directions);
-    } else if (name == "mmd") {
-      out[i] = mmd_gaussian(x, m.grid, density, m.bandwidth);
-    } else if (name == "l1") {
-      out[i] = histogram_l1(x, m.grid, density);
-    } else {
-      out[i] = energy_error;
+    switch (m.config.metrics[i]) {
+      case ConvergenceDistance::w1:
+      case ConvergenceDistance::w2:
+        if (!w) w = wasserstein_1d(x.col(0), m.grid, density);
+        out[i] = m.config.metrics[i] == ConvergenceDistance::w1 ? w->w1 : w->w2;
+        break;
+      case ConvergenceDistance::sw2:
+        out[i] = sliced_wasserstein2(x, m.grid, density, m.directions);
+        break;
+      case ConvergenceDistance::mmd:
+        out[i] = mmd_gaussian(x, m.grid, density, m.bandwidth);
+        break;
+      case ConvergenceDistance::l1:
+        out[i] = histogram_l1(x, m.grid, density);
+        break;
+      case ConvergenceDistance::energy:
+        out[i] = energy_error;
+        break;
     }
   }
 }
@@ -83,7 +89,7 @@ ParameterSet study_parameters(const ConvergenceConfig& c) {
   p.set("convergence.ns", std::vector<double>(c.ns.begin(), c.ns.end()));
   p.set("convergence.replicas", static_cast<std::int64_t>(c.replicas));
   std::string metrics;
-  for (const auto& m : c.metrics) metrics += (metrics.empty() ? "" : " ") + m;
+  for (const auto& m : c.metrics) metrics += (metrics.empty() ? "" : " ") + name_of(m);
   p.set("convergence.metrics", metrics);
   p.set("convergence.bootstrap", static_cast<std::int64_t>(c.bootstrap));
   p.set("convergence.confidence", c.confidence);
@@ -100,11 +106,11 @@ Figure convergence_figure(const ConvergenceConfig& c, const ConvergenceResult& r
   Figure figure{png, "particles against the PDE at t = " + format_number(r.times[last]), {}, 0};
   for (std::size_t m = 0; m < c.metrics.size(); ++m) {
     Panel p;
-    p.title = c.metrics[m];
+    p.title = name_of(c.metrics[m]);
     p.x_label = "N";
     p.y_label = "distance";
     p.log_x = p.log_y = true;
-    Curve mean{c.metrics[m] + " (mean ± SE)", ns, {}, {}, Curve::Style::lines_points, 0};
+    Curve mean{name_of(c.metrics[m]) + " (mean ± SE)", ns, {}, {}, Curve::Style::lines_points, 0};
     Curve floor{"i.i.d. floor", ns, {}, {}, Curve::Style::dotted, 0};
     for (std::size_t i = 0; i < ns.size(); ++i) {
       mean.y.push_back(r.summary[i][last][m].mean);
@@ -231,14 +237,14 @@ ConvergenceResult run_convergence_study(const MpiEnvironment& mpi, const Converg
         fit_rate(ns, floor_samples[m], c.bootstrap, c.confidence, c.model.seed + 1));
     const RateFit& a = result.rates.back();
     const RateFit& b = result.floor_rates.back();
-    rates << c.metrics[m] << ',' << a.slope << ',' << a.slope_low << ',' << a.slope_high << ','
-          << b.slope << ',' << b.slope_low << ',' << b.slope_high << '\n';
+    rates << name_of(c.metrics[m]) << ',' << a.slope << ',' << a.slope_low << ',' << a.slope_high
+          << ',' << b.slope << ',' << b.slope_low << ',' << b.slope_high << '\n';
   }
 
   std::vector<std::string> columns = {"n", "time"};
   for (const auto& m : c.metrics)
     for (const char* s : {"_mean", "_std", "_se", "_floor_mean", "_floor_se"})
-      columns.push_back(m + s);
+      columns.push_back(name_of(m) + s);
   if (grid.dim() == 1) columns.push_back("w1_floor_theory");
   std::vector<std::vector<double>> rows;
   const double floor_constant = grid.dim() == 1 ? w1_floor_constant(grid, densities.back()) : 0.0;

@@ -27,7 +27,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Ornstein–Uhlenbeck process (pair forces cancel), stationary N(0, I/(βNa)), so
 // P(T > δ) = Q(d/2, βNaδ²/2) and −(1/N) log P(T > δ) → βaδ²/2.
 bool mean_theory_applies(const LdpConfig& c) {
-  return c.statistic == "mean" && c.model.potential.kind == "quadratic" &&
+  return c.statistic == LdpStatistic::mean && c.model.potential.kind == PotentialKind::quadratic &&
          c.model.domain.kind() == Domain::Kind::whole_space;
 }
 
@@ -39,8 +39,9 @@ double replica_statistic(const LdpConfig& c, double beta, int n, std::uint64_t r
   model.domain.project_all(particles.positions);
   const ParticleSystem system = build_particle_system(particle_system_spec(model), replica);
   system.integrator->advance_to(particles, model.dynamics.t_end);
-  if (c.statistic == "mean") return particles.positions.colwise().mean().norm();
-  if (c.statistic == "energy") return system.forces->energy(particles.positions).total();
+  if (c.statistic == LdpStatistic::mean) return particles.positions.colwise().mean().norm();
+  if (c.statistic == LdpStatistic::energy)
+    return system.forces->energy(particles.positions).total();
   const double a = model.potential.strength, kappa = model.interaction.kernel.kappa;
   const double sigma = 1.0 / std::sqrt(beta * (a + kappa * model.interaction.lambda));
   const Eigen::VectorXd x = particles.positions.col(0);
@@ -54,7 +55,7 @@ ParameterSet study_parameters(const LdpConfig& c) {
   p.set("ldp.ns", std::vector<double>(c.ns.begin(), c.ns.end()));
   p.set("ldp.betas", c.betas);
   p.set("ldp.replicas", static_cast<std::int64_t>(c.replicas));
-  p.set("ldp.statistic", c.statistic);
+  p.set("ldp.statistic", name_of(c.statistic));
   p.set("ldp.deltas", c.deltas);
   p.set("ldp.confidence", c.confidence);
   return p;
@@ -93,7 +94,7 @@ void write_plots(const LdpConfig& c, const std::vector<TailEstimate>& tails,
     }
   }
   draw_figure({dir + "ldp_tail_probability.png",
-               "Tail probability P(T > delta) of the " + c.statistic + " statistic",
+               "Tail probability P(T > delta) of the " + name_of(c.statistic) + " statistic",
                {table_panel(dir + "ldp_wide.csv", "delta", p_columns, "P(T > delta)", true)}});
   Panel rates = table_panel(dir + "ldp_wide.csv", "delta", rate_columns, "rate", false);
   const Panel theory_lines =
@@ -168,7 +169,7 @@ LdpResult run_ldp_study(const MpiEnvironment& mpi, const LdpConfig& c,
     const int n = c.ns[block % c.ns.size()];
     std::vector<double> t(c.replicas);
     for (int r = 0; r < c.replicas; ++r) t[r] = table(block * c.replicas + r, 0);
-    if (c.statistic == "energy") {  // concentration about the ensemble average
+    if (c.statistic == LdpStatistic::energy) {  // concentration about the ensemble average
       double mean = 0;
       for (double v : t) mean += v / c.replicas;
       for (double& v : t) v = std::abs(v - mean);

@@ -16,7 +16,7 @@ RunConfig noisy_gas() {
   c.n = 64;
   c.seed = 2024;
   c.domain = Domain::ball(Eigen::VectorXd::Zero(2), 1.5);
-  c.potential = {"quadratic", 1.0};
+  c.potential = {PotentialKind::quadratic, 1.0};
   c.interaction.kernel = InteractionKernel::mollified(1.0, 0.1);
   c.initial.kind = InitialLaw::Kind::gaussian;
   c.initial.centre = (Eigen::VectorXd(2) << 0.2, -0.1).finished();
