@@ -8,6 +8,7 @@
 #include "core/domain.hpp"
 #include "core/particles.hpp"
 #include "core/random_stream.hpp"
+#include "core/stop_request.hpp"
 #include "experiments/model_builder.hpp"
 #include "solvers/force_field.hpp"
 
@@ -102,6 +103,7 @@ Eigen::MatrixXd learn_particles(
   record(0, particles.positions);
   const int steps = s.dynamics.steps;
   for (int step = 1; step <= steps; ++step) {
+    stop_if_requested();
     potential->select_batch(static_cast<std::uint64_t>(step - 1));
     system.integrator->advance_to(particles, step * s.dynamics.step);
     if (!particles.positions.allFinite())

@@ -68,7 +68,8 @@ struct TrainingRecord {
 // Runs the dynamics from `initial` (N, d) and returns the learned particles. x (n, d) are the
 // training inputs and targets (n, C) their alignment targets (uncentred; see alignment.hpp).
 // If trace is non-null it receives a record at step 0, every record_every steps and at the end;
-// on_record, if set, is called with each record (progress reporting).
+// on_record, if set, is called with each record (progress reporting). Throws StopRequested with
+// an empty hint at the next step once a stop signal arrived (core/stop_request.hpp).
 Eigen::MatrixXd learn_particles(
     std::shared_ptr<const Eigen::MatrixXd> x, const Eigen::MatrixXd& targets, const FeatureMap& map,
     Eigen::MatrixXd initial, const LearningSettings& settings,

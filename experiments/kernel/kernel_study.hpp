@@ -28,6 +28,10 @@ struct KernelRunResult : MethodOutcome {
 //   norms.csv           |ω| histograms
 //   diagnostics.csv     alignment and pairwise distances through the chosen run
 //   summary.csv, summary.md, accuracy_vs_n.png, diagnostics.png (see kernel_report.hpp)
+// A clean stop (SIGINT/SIGTERM) ends the Langevin step under way and keeps every finished
+// (label noise, seed, N, method) run in replicas.checkpoint (experiments/kernel/
+// kernel_run_record.hpp); options.restart names such a file, and the tables then come out as an
+// uninterrupted study writes them.
 std::vector<KernelRunResult> run_kernel_study(const KernelConfig& config,
                                               const CommandOptions& options);
 
