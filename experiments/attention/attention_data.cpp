@@ -48,6 +48,20 @@ SequenceSet encode(const Tokenizer& tokenizer, const TextExamples& e, int max_le
 
 }  // namespace
 
+ExperimentTasks load_experiment_tasks(const TrainConfig& config) {
+  const ExperimentConfig& e = config.experiment;
+  ExperimentTasks t;
+  t.datasets = e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
+  for (const auto& dataset : t.datasets) {
+    DataConfig data = config.data;
+    if (dataset != data.dataset) data.directory.clear();
+    data.dataset = dataset;
+    t.data.push_back(data);
+    t.tasks.push_back(load_attention_task(data));
+  }
+  return t;
+}
+
 AttentionTask load_attention_task(const DataConfig& config,
                                   const std::optional<std::vector<std::string>>& vocabulary) {
   AttentionTask task;

@@ -26,6 +26,16 @@ struct AttentionTask {
 AttentionTask load_attention_task(const DataConfig& config,
                                   const std::optional<std::vector<std::string>>& vocabulary = {});
 
+// The data sets of an experiment ([experiment] datasets, or [data] dataset alone), each with its
+// [data] settings (a data set other than [data]'s takes its default folder), all read before
+// anything is written.
+struct ExperimentTasks {
+  std::vector<std::string> datasets;
+  std::vector<DataConfig> data;
+  std::vector<AttentionTask> tasks;
+};
+ExperimentTasks load_experiment_tasks(const TrainConfig& config);
+
 // Token ids of free text (for `cpm predict`); a TAB separates the two sentences of a pair task.
 std::vector<int> encode_text(const std::vector<std::string>& vocabulary, const std::string& text,
                              int max_length, bool pairs);

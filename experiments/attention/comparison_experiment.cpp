@@ -130,17 +130,8 @@ TrainResult recorded_run(const std::vector<double>& values,
 void run_comparison_experiment(const TrainConfig& config, const CommandOptions& options) {
   const std::string& root = config.output_directory;
   const ExperimentConfig& e = config.experiment;
-  const std::vector<std::string> datasets =
-      e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
-  std::vector<DataConfig> data_configs;
-  std::vector<AttentionTask> tasks;  // every data set is read before anything is written
-  for (const auto& dataset : datasets) {
-    DataConfig data = config.data;
-    if (dataset != data.dataset) data.directory.clear();
-    data.dataset = dataset;
-    data_configs.push_back(data);
-    tasks.push_back(load_attention_task(data));
-  }
+  const ExperimentTasks loaded = load_experiment_tasks(config);  // bad data stops here
+  const std::vector<std::string>& datasets = loaded.datasets;
   std::vector<PlannedTraining> plan;
   for (std::size_t k = 0; k < datasets.size(); ++k)
     for (const auto& variant : e.variants)
@@ -167,7 +158,7 @@ void run_comparison_experiment(const TrainConfig& config, const CommandOptions& 
       continue;
     }
     TrainConfig run = config;
-    run.data = data_configs[p.data_index];
+    run.data = loaded.data[p.data_index];
     run.model.variant = parse_attention_variant(p.variant);
     run.training.seed = p.seed;
     const std::string dir = root + "/" + p.folder;
@@ -181,9 +172,9 @@ void run_comparison_experiment(const TrainConfig& config, const CommandOptions& 
       std::cerr << "== " << dataset << " " << p.variant << " seed " << p.seed << '\n';
     try {
       if (const int signal = stop_signal()) throw StopRequested(signal, "");
-      rows.push_back(
-          {dataset, p.variant, p.seed,
-           train_attention_model(run, tasks[p.data_index], dir, options.progress, &training)});
+      rows.push_back({dataset, p.variant, p.seed,
+                      train_attention_model(run, loaded.tasks[p.data_index], dir, options.progress,
+                                            &training)});
     } catch (const StopRequested& stop) {  // the run under way keeps its own checkpoint
       throw save_finished_replicas(stop.signal(), recovery, std::move(finished));
     }

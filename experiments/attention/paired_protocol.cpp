@@ -146,19 +146,12 @@ ArmResult run_control(const TrainConfig& config, const AttentionTask& task,
 void run_paired_experiment(const TrainConfig& config, const CommandOptions& options) {
   const std::string root = config.output_directory;
   const ExperimentConfig& e = config.experiment;
-  const std::vector<std::string> datasets =
-      e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
-  std::vector<DataConfig> data_configs;
-  std::vector<AttentionTask> tasks;  // every data set is read before anything is written
+  const ExperimentTasks loaded = load_experiment_tasks(config);  // bad data stops here
+  const std::vector<std::string>& datasets = loaded.datasets;
+  const std::vector<AttentionTask>& tasks = loaded.tasks;
   std::map<std::string, std::vector<int>> labels;
-  for (const auto& dataset : datasets) {
-    DataConfig data = config.data;
-    if (dataset != data.dataset) data.directory.clear();
-    data.dataset = dataset;
-    data_configs.push_back(data);
-    tasks.push_back(load_attention_task(data));
-    labels[dataset] = tasks.back().evaluation.labels;
-  }
+  for (std::size_t k = 0; k < datasets.size(); ++k)
+    labels[datasets[k]] = tasks[k].evaluation.labels;
   std::vector<std::string> maps, controls;
   for (const auto& v : e.variants) {
     const AttentionVariant a = parse_attention_variant(v);
@@ -189,7 +182,7 @@ void run_paired_experiment(const TrainConfig& config, const CommandOptions& opti
     const PlannedRun& p = plan[i];
     const std::string& dataset = datasets[p.data_index];
     TrainConfig run = config;
-    run.data = data_configs[p.data_index];
+    run.data = loaded.data[p.data_index];
     run.model.variant = parse_attention_variant(p.variant);
     run.training.seed = p.seed;
     const bool kernel = run.model.variant.learned_particles;
