@@ -83,8 +83,9 @@ void write_comparison(const std::string& dir, const std::vector<RunRow>& rows,
       md << "| " << v;
       for (std::size_t k = 0; k < metric_columns().size(); ++k)
         md << " | " << mean_std_text(column("clean", k));
-      for (const std::string c : {"word_dropout_10", "word_dropout_20", "adjacent_swaps"})
-        md << " | " << (by_condition.count(c) ? mean_std_text(column(c, 0)) : "–");
+      const std::vector<std::string> perturbed = condition_names(true);  // after "clean"
+      for (auto c = perturbed.begin() + 1; c != perturbed.end(); ++c)
+        md << " | " << (by_condition.count(*c) ? mean_std_text(column(*c, 0)) : "–");
       md << " |\n";
       const auto acc = column("clean", 0);
       const double mean = std::accumulate(acc.begin(), acc.end(), 0.0) / acc.size();
@@ -171,7 +172,7 @@ void run_comparison_experiment(const TrainConfig& config, const CommandOptions& 
     if (options.progress)
       std::cerr << "== " << dataset << " " << p.variant << " seed " << p.seed << '\n';
     try {
-      if (const int signal = stop_signal()) throw StopRequested(signal, "");
+      stop_if_requested();
       rows.push_back({dataset, p.variant, p.seed,
                       train_attention_model(run, loaded.tasks[p.data_index], dir, options.progress,
                                             &training)});

@@ -172,7 +172,7 @@ std::vector<ApproximationRecord> run_feature_study(const FeaturesStudyConfig& co
       records.push_back(recorded(p, saved->second));
     } else {
       try {
-        if (const int signal = stop_signal()) throw StopRequested(signal, "");
+        stop_if_requested();
         records.push_back(measure(config, p, points, selection));
       } catch (const StopRequested& stop) {  // between sets or inside the gas
         progress.interrupt();
