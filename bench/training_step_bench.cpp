@@ -3,23 +3,64 @@
 // beside other processes: with the ThreadGovernor of cpm's trainers (the default) or on a fixed
 // team of OMP_NUM_THREADS threads.
 //   build/bin/training_step_bench [--model classifier|decoder] [--length L] [--steps N]
-//                                 [--attention favor|softmax] [--fixed]
+//                                 [--attention favor|softmax] [--fixed | --scaling]
 // Prints one line: seconds in all, steps, and the steps the governor ran on 1 and on every thread.
+// --scaling instead alternates blocks of 5 steps on one thread and on OMP_NUM_THREADS threads, so
+// that both see the same machine (a shared machine's speed drifts by 20 % between runs), and
+// prints the seconds per step of each and their ratio, the median over the pairs of blocks.
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench/attention_bench_support.hpp"
 #include "parallel/thread_governor.hpp"
 
+namespace {
+
+double seconds_of(int steps, const std::function<double()>& step) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int s = 0; s < steps; ++s) step();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / steps;
+}
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+// Blocks of 5 steps, alternately on one thread and on every thread.
+int print_scaling(const std::function<double()>& step, int steps) {
+  constexpr int kBlock = 5;
+  const int threads = omp_get_max_threads();
+  std::vector<double> one, all, ratio;
+  for (int done = 0; done < steps; done += kBlock) {
+    omp_set_num_threads(1);
+    one.push_back(seconds_of(kBlock, step));
+    omp_set_num_threads(threads);
+    all.push_back(seconds_of(kBlock, step));
+    ratio.push_back(one.back() / all.back());
+  }
+  std::printf(
+      "seconds per step: 1 thread %.6f, %d threads %.6f; speed-up %.3f (median of %zu "
+      "pairs of %d-step blocks)\n",
+      median(one), threads, median(all), median(ratio), ratio.size(), kBlock);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   int length = 128, steps = 40;
-  bool fixed = false;
+  bool fixed = false, scaling = false;
   std::string attention = "favor", model = "classifier";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -34,10 +75,12 @@ int main(int argc, char** argv) {
       attention = argv[++i];
     } else if (arg == "--fixed") {
       fixed = true;
+    } else if (arg == "--scaling") {
+      scaling = true;
     } else {
       std::fprintf(stderr,
                    "usage: training_step_bench [--model classifier|decoder] [--length L] "
-                   "[--steps N] [--attention favor|softmax] [--fixed]\n");
+                   "[--steps N] [--attention favor|softmax] [--fixed | --scaling]\n");
       return 2;
     }
   }
@@ -58,6 +101,7 @@ int main(int argc, char** argv) {
     decoder = std::make_unique<cpm::bench::DecoderStepBench>(kind, 32, length);
   const auto step = [&] { return classifier ? classifier->step() : decoder->step(); };
   step();  // warm-up: first touch of every buffer
+  if (scaling) return print_scaling(step, steps);
   cpm::ThreadGovernor governor;
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < steps; ++s) {

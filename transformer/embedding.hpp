@@ -24,18 +24,25 @@ void embedding_forward(T* out, const int* tokens, const T* wte, const T* wpe, in
   }
 }
 
-// Differentiates `y = wte[token] + wpe[t]`: dwte[token] += dy, dwpe[t] += dy (serial: tokens
-// repeat); dwpe null without position embedding.
+// Differentiates `y = wte[token] + wpe[t]`: dwte[token] += dy, dwpe[t] += dy; dwpe null without
+// position embedding. Tokens repeat, so the threads split the channels (blocks of 16, one cache
+// line of floats) and each channel sums its tokens in order, as one thread would.
 template <class T>
 void embedding_backward(T* dwte, T* dwpe, const T* dout, const int* tokens, int batch, int length,
                         int c) {
-  for (int n = 0; n < batch * length; ++n) {
-    const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
-    T* token_row = dwte + static_cast<std::ptrdiff_t>(tokens[n]) * c;
-    for (int i = 0; i < c; ++i) token_row[i] += dy[i];
-    if (!dwpe) continue;
-    T* position_row = dwpe + static_cast<std::ptrdiff_t>(n % length) * c;
-    for (int i = 0; i < c; ++i) position_row[i] += dy[i];
+  constexpr int kBlock = 16;
+  const int n_tokens = batch * length;
+#pragma omp parallel for schedule(static) if (static_cast <long>(n_tokens) * c >= 32768)
+  for (int i0 = 0; i0 < c; i0 += kBlock) {
+    const int width = std::min(kBlock, c - i0);
+    for (int n = 0; n < n_tokens; ++n) {
+      const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c + i0;
+      T* token_row = dwte + static_cast<std::ptrdiff_t>(tokens[n]) * c + i0;
+      for (int i = 0; i < width; ++i) token_row[i] += dy[i];
+      if (!dwpe) continue;
+      T* position_row = dwpe + static_cast<std::ptrdiff_t>(n % length) * c + i0;
+      for (int i = 0; i < width; ++i) position_row[i] += dy[i];
+    }
   }
 }
 

@@ -22,10 +22,12 @@ inline std::pair<int, int> token_chunk(int k, int tokens) {
   return {begin, end - begin};
 }
 
-// out (OC, N) = W (OC, C) · in (C, N) + b (OC); bias may be null.
+// out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
+// null. The product adds onto the bias and the residual, in one pass over out (zeroing it first,
+// as a plain product assignment does, would be one more).
 template <class T>
-void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tokens, int c,
-                    int oc) {
+void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tokens, int c, int oc,
+                    const T* residual = nullptr) {
   ConstMatrixMap<T> w_t(weight, c, oc);  // Wᵀ, (C, OC)
   ConstMatrixMap<T> x(in, c, tokens);
   MatrixMap<T> y(out, oc, tokens);
@@ -34,8 +36,16 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
     const auto [begin, count] = token_chunk(k, tokens);
     if (count == 0) continue;
     auto y_k = y.middleCols(begin, count);
-    y_k.noalias() = w_t.transpose() * x.middleCols(begin, count);  // (OC, C)(C, n_k)
-    if (bias) y_k.colwise() += ConstVectorMap<T>(bias, oc);
+    if (residual && bias)
+      y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count).colwise() +
+            ConstVectorMap<T>(bias, oc);
+    else if (residual)
+      y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count);
+    else if (bias)
+      y_k.colwise() = ConstVectorMap<T>(bias, oc);
+    else
+      y_k.setZero();
+    y_k.noalias() += w_t.transpose() * x.middleCols(begin, count);  // (OC, C)(C, n_k)
   }
 }
 

@@ -19,6 +19,7 @@
 #include "transformer/attention_layout.hpp"
 #include "transformer/causal_linear_attention.hpp"
 #include "transformer/dropout.hpp"
+#include "transformer/elementwise.hpp"
 #include "transformer/gelu.hpp"
 #include "transformer/layer_norm.hpp"
 #include "transformer/linear_attention.hpp"
@@ -165,15 +166,14 @@ class TransformerBlock {
     if (attention_) {
       linear_forward(a.qkv, a.ln1, w(w_.qkv_w), w(w_.qkv_b), N, C, R);  // (R, N)
       attention_forward(particles, lengths, layout, s);
-      linear_forward(a.att_proj, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C);
-      // residual = input + dropout(att_proj)
+      // residual = input + dropout(att_proj), att_proj = W att + b
       if (dropout.p > 0.0) {
+        linear_forward(a.att_proj, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C);
         dropout_mask(a.att_mask, dropout.p, dropout.seed, 1 + 2 * std::uint64_t(layer_),
                      dropout.step, N, C);
-        dropout_forward(a.residual, a.att_proj, a.att_mask, NC);
-        for (std::ptrdiff_t i = 0; i < NC; ++i) a.residual[i] += a.input[i];
+        parallel_masked_sum(a.residual, a.input, a.att_proj, a.att_mask, NC);
       } else {
-        for (std::ptrdiff_t i = 0; i < NC; ++i) a.residual[i] = a.input[i] + a.att_proj[i];
+        linear_forward(a.residual, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C, a.input);
       }
     } else {
       short_convolution_forward(a.conv, a.ln1, w(w_.conv_w), w(w_.conv_b), B, L, C,
@@ -186,15 +186,14 @@ class TransformerBlock {
     layer_norm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.residual, w(w_.ln2_w), w(w_.ln2_b), N, C);
     linear_forward(a.fc, a.ln2, w(w_.fc_w), w(w_.fc_b), N, C, F);  // (F, N)
     gelu_forward(a.fc_gelu, a.fc, static_cast<std::ptrdiff_t>(N) * F);
-    linear_forward(a.fc_proj, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C);
-    // output = residual + dropout(fc_proj)
+    // output = residual + dropout(fc_proj), fc_proj = W fc_gelu + b
     if (dropout.p > 0.0) {
+      linear_forward(a.fc_proj, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C);
       dropout_mask(a.fc_mask, dropout.p, dropout.seed, 2 + 2 * std::uint64_t(layer_), dropout.step,
                    N, C);
-      dropout_forward(a.output, a.fc_proj, a.fc_mask, NC);
-      for (std::ptrdiff_t i = 0; i < NC; ++i) a.output[i] += a.residual[i];
+      parallel_masked_sum(a.output, a.residual, a.fc_proj, a.fc_mask, NC);
     } else {
-      for (std::ptrdiff_t i = 0; i < NC; ++i) a.output[i] = a.residual[i] + a.fc_proj[i];
+      linear_forward(a.output, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C, a.residual);
     }
   }
 
@@ -241,7 +240,7 @@ class TransformerBlock {
       linear_backward(s.d_b, g(w_.proj_w), g(w_.proj_b), d_att_proj, a.att, w(w_.proj_w), N, C, C,
                       s.linear);
       // att = attention(qkv)
-      std::fill_n(s.d_qkv, static_cast<std::ptrdiff_t>(N) * R, T(0));
+      parallel_zero(s.d_qkv, static_cast<std::ptrdiff_t>(N) * R);
       attention_backward(particles, particle_gradients, lengths, layout, s);
       // qkv = W ln1 + b
       linear_backward(s.d_a, g(w_.qkv_w), g(w_.qkv_b), s.d_qkv, a.ln1, w(w_.qkv_w), N, C, R,
@@ -260,7 +259,7 @@ class TransformerBlock {
       short_convolution_backward(s.d_a, g(w_.conv_w), g(w_.conv_b), s.d_b, a.ln1, w(w_.conv_w), B,
                                  L, C, shape_.conv_kernel);
       // the skip + ln1 of BaseConv
-      for (std::ptrdiff_t i = 0; i < NC; ++i) s.d_a[i] += s.d_residual[i];
+      parallel_sum(s.d_a, s.d_a, s.d_residual, NC);
     }
     // ln1 = LN(input); adds the branch to d input
     layer_norm_backward(s.d_residual, g(w_.ln1_w), g(w_.ln1_b), s.d_a, a.input, w(w_.ln1_w),

@@ -12,6 +12,7 @@
 #include "core/random_stream.hpp"
 #include "transformer/cross_entropy.hpp"
 #include "transformer/dropout.hpp"
+#include "transformer/elementwise.hpp"
 #include "transformer/embedding.hpp"
 #include "transformer/layer_norm.hpp"
 #include "transformer/linear_layer.hpp"
@@ -94,7 +95,7 @@ double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training,
     dropout_mask(embedding_mask_, p, seed, 0, step, N, C);
     dropout_forward(drop_embedding_, embedding_, embedding_mask_, NC);
   } else {
-    std::copy_n(embedding_, NC, drop_embedding_);
+    parallel_copy(drop_embedding_, embedding_, NC);
   }
   const DropoutDraw dropout{dropout_active_ ? p : 0.0, seed, step};
   for (int l = 0; l < shape_.layers; ++l)
@@ -123,7 +124,7 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
   // pooled = mean_{t<len} lnf_t
   mean_pooling_backward(scratch.d_a, d_pooled_, batch.lengths, B, L, C);
   // lnf = LN(top)
-  std::fill_n(scratch.d_residual, NC, T(0));
+  parallel_zero(scratch.d_residual, NC);
   layer_norm_backward(scratch.d_residual, grad(lnf_w_), grad(lnf_b_), scratch.d_a,
                       blocks_.back().output(), param(lnf_w_), lnf_mean_, lnf_rstd_, N, C);
   for (int l = shape_.layers - 1; l >= 0; --l)
@@ -133,7 +134,7 @@ void TransformerClassifier<T>::backward(const TokenBatch& batch) {
   if (dropout_active_)
     dropout_backward(scratch.d_a, scratch.d_residual, embedding_mask_, NC);
   else
-    std::copy_n(scratch.d_residual, NC, scratch.d_a);
+    parallel_copy(scratch.d_a, scratch.d_residual, NC);
   embedding_backward(grad(wte_), grad(wpe_), scratch.d_a, batch.tokens, B, L, C);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/random_stream.hpp"
 #include "transformer/cross_entropy.hpp"
+#include "transformer/elementwise.hpp"
 #include "transformer/embedding.hpp"
 #include "transformer/layer_norm.hpp"
 #include "transformer/linear_layer.hpp"
@@ -143,7 +144,7 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
   const AttentionLayout layout = this->attention_layout(B, L);
 
   // lnf, scattered back from the scored columns; zero elsewhere.
-  std::fill_n(scratch.d_a, NC, T(0));
+  parallel_zero(scratch.d_a, NC);
   if (scored_count_ > 0) {
     cross_entropy_backward(d_logits_, probs_, scored_targets_.data(), scored_count_, V);
     // logits = W_head gathered + b
@@ -154,7 +155,7 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
                   scratch.d_a + static_cast<std::ptrdiff_t>(scored_positions_[s]) * C);
   }
   // lnf = LN(top)
-  std::fill_n(scratch.d_residual, NC, T(0));
+  parallel_zero(scratch.d_residual, NC);
   layer_norm_backward(scratch.d_residual, grad(lnf_w_), grad(lnf_b_), scratch.d_a,
                       blocks_.back().output(), param(lnf_w_), lnf_mean_, lnf_rstd_, N, C);
   for (int l = shape_.layers - 1; l >= 0; --l) {
