@@ -5,11 +5,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
-#include "config/run_config.hpp"
 #include "default_config.hpp"
-#include "experiments/run/particle_run.hpp"
-#include "experiments/run/side_by_side.hpp"
-#include "io/input_error.hpp"
 #include "parallel/launch_environment.hpp"
 #include "parallel/rank_group.hpp"
 
@@ -38,22 +34,19 @@ Command run_command() {
             // Under mpirun the ranks hold one system between them (docs/distributed.md §4); the
             // first rank writes the output and reports a failure of any rank.
             std::unique_ptr<MpiEnvironment> mpi;
-            RankGroup ranks;
+            CommandEnvironment environment;
             if (launched_ranks() > 1) {
               mpi = std::make_unique<MpiEnvironment>();
-              ranks = RankGroup(MPI_COMM_WORLD);
+              environment.ranks = RankGroup(MPI_COMM_WORLD);
             }
-            RunConfig config;
-            ranks.agree([&] {
-              config = options->config.empty()
-                           ? parse_run_config(kDefaultRunConfig, "embedded default")
-                           : load_run_config(options->config);
+            environment.mpi = [&mpi]() -> const MpiEnvironment& { return *mpi; };
+            const std::string source =
+                options->config.empty() ? "embedded default" : options->config;
+            PreparedCommand run;
+            environment.ranks.agree([&] {
+              run = prepare_command("run", options->config_text(kDefaultRunConfig, source), source);
             });
-            if (!options->output.empty()) config.output.directory = options->output;
-            if (config.grid)
-              run_side_by_side(config, options->resolved(), ranks);
-            else
-              run_particles(config, options->resolved(), ranks);
+            run.run(options->resolved(), environment);
           }};
 }
 

@@ -5,11 +5,15 @@
 // compile time in every file that includes it). A command throws InputError for bad input; main
 // turns that into exit code 2.
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "config/output_override.hpp"
 #include "experiments/command_options.hpp"
+#include "experiments/result_commands.hpp"
+#include "io/text_file.hpp"
 
 namespace cpm::app {
 
@@ -66,6 +70,13 @@ struct ResultFlags {
   std::string config, output;
   CommandOptions options;
   bool quiet = false;
+  // The configuration file's text (`fallback`, named `fallback_source`, without a file), with
+  // --output written into it as [output] directory.
+  std::string config_text(const std::string& fallback = "",
+                          const std::string& fallback_source = "") const {
+    if (config.empty()) return with_output_directory(fallback, fallback_source, output);
+    return with_output_directory(read_text_file(config), config, output);
+  }
   // `options` with progress lines off under --quiet.
   CommandOptions resolved() const {
     CommandOptions o = options;
@@ -90,12 +101,40 @@ inline std::vector<CommandArgument> result_arguments(ResultFlags& flags,
   return arguments;
 }
 
+// Runs `command` (experiments/result_commands.hpp) on the configuration of `flags`: its text is
+// read and checked first, MPI starts only when the study asks for it.
+inline void run_result_command(const std::string& command, const ResultFlags& flags,
+                               const std::string& fallback = "",
+                               const std::string& fallback_source = "") {
+  const PreparedCommand prepared =
+      prepare_command(command, flags.config_text(fallback, fallback_source),
+                      flags.config.empty() ? fallback_source : flags.config);
+  std::unique_ptr<MpiEnvironment> mpi;
+  const CommandEnvironment environment{[&mpi]() -> const MpiEnvironment& {
+                                         if (!mpi) mpi = std::make_unique<MpiEnvironment>();
+                                         return *mpi;
+                                       },
+                                       {}};
+  prepared.run(flags.resolved(), environment);
+}
+
+// The command of a study that writes results: its name, its one-line description and what
+// --restart continues from; it runs run_result_command(name, ...).
+inline Command result_command(const std::string& name, const std::string& description,
+                              const std::string& restart_help) {
+  auto flags = std::make_shared<ResultFlags>();
+  return {name, description, result_arguments(*flags, restart_help),
+          [flags, name] { run_result_command(name, *flags); }};
+}
+
 Command run_command();
 Command kernel_command();
 Command features_command();
 Command ldp_command();
 Command converge_command();
 Command train_command();
+Command recall_command();
+Command concentration_command();
 Command eval_command();
 Command predict_command();
 

@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
   add_command(app, cpm::app::ldp_command());
   add_command(app, cpm::app::converge_command());
   add_command(app, cpm::app::train_command());
+  add_command(app, cpm::app::recall_command());
+  add_command(app, cpm::app::concentration_command());
   add_command(app, cpm::app::eval_command());
   add_command(app, cpm::app::predict_command());
   if (const char* name = unknown_command(app, argc, argv)) {

@@ -4,8 +4,8 @@ beside a busy process, and the ratio time(2 threads) / time(1 thread) in each co
 
 Jobs: the classifier's training step at L = 128 and 1,024 (bench/training_step_bench, with the
 ThreadGovernor as cpm's trainers run it, and on a fixed team for comparison), a small retrieval
-study (`cpm train bench/contention_retrieval.toml`) and the default `cpm run`. Conditions: quiet;
-beside one spinning process; beside a second 2-thread `cpm train` of a retrieval study, looping;
+study (`cpm recall bench/contention_retrieval.toml`) and the default `cpm run`. Conditions: quiet;
+beside one spinning process; beside a second 2-thread `cpm recall` of a retrieval study, looping;
 beside two spinning processes (every core busy). Each cell is the median of --repeats runs.
 
     /usr/bin/python3 bench/contention_bench.py --build build [--repeats 3] [--jobs step128,...]
@@ -31,7 +31,7 @@ def jobs(build, scratch, baseline):
         "step128-fixed": [step, "--length", "128", "--steps", "100", "--fixed"],
         "step1024": [step, "--length", "1024", "--steps", "20"],
         "step1024-fixed": [step, "--length", "1024", "--steps", "20", "--fixed"],
-        "retrieval": [cpm, "train", retrieval, "--output", os.path.join(scratch, "retrieval"),
+        "retrieval": [cpm, "recall", retrieval, "--output", os.path.join(scratch, "retrieval"),
                       "--overwrite", "--quiet"],
         "run": [cpm, "run", "--output", os.path.join(scratch, "run"), "--overwrite", "--quiet"],
     }
@@ -54,7 +54,7 @@ def start_load(kind, build, scratch):
     if kind == "cpm2":
         cpm = os.path.join(build, "bin", "cpm")
         config = os.path.join(ROOT, "bench", "contention_retrieval.toml")
-        loop = (f"while :; do OMP_NUM_THREADS=2 {cpm} train {config} --output "
+        loop = (f"while :; do OMP_NUM_THREADS=2 {cpm} recall {config} --output "
                 f"{scratch}/load --overwrite --quiet > /dev/null 2>&1; done")
         return [subprocess.Popen(["/bin/sh", "-c", loop], start_new_session=True)]
     raise ValueError(kind)

@@ -183,10 +183,6 @@ void read_concentration_ldp(TomlReader t, KernelConcentrationConfig& c) {
 
 }  // namespace
 
-bool is_kernel_concentration_config(const std::string& text, const std::string& source) {
-  return TomlReader::parse(text, source).has("features");
-}
-
 KernelConcentrationConfig parse_kernel_concentration_config(const std::string& text,
                                                             const std::string& source) {
   KernelConcentrationConfig c;

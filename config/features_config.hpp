@@ -48,7 +48,7 @@ struct FeaturesStudyConfig {
   std::string source;  // the configuration file, named by a checkpoint's restart hint
 };
 
-// `cpm ldp` on random features (docs/features.md §5): replicas of the kernel's relative Frobenius
+// `cpm concentration` (docs/features.md §5): replicas of the kernel's relative Frobenius
 // error on fixed points, for i.i.d. features and the finite-β compensated gas, at several N.
 // The gas's β is fixed (`betas`) or grows with N (`betas_per_particle`: β_N = b·N, the regime of
 // speed N²).
@@ -67,8 +67,6 @@ struct KernelConcentrationConfig {
   std::string source;  // the configuration file, named by a checkpoint's restart hint
 };
 
-// Whether a `cpm ldp` configuration is a kernel-concentration study (it has a [features] table).
-bool is_kernel_concentration_config(const std::string& toml_text, const std::string& source);
 KernelConcentrationConfig parse_kernel_concentration_config(const std::string& toml_text,
                                                             const std::string& source);
 KernelConcentrationConfig load_kernel_concentration_config(const std::string& path);

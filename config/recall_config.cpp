@@ -298,16 +298,6 @@ const std::vector<double>& recall_learning_rates(const RecallConfig& c, const st
                                                                   : c.training.learning_rates;
 }
 
-bool is_recall_config(const std::string& toml_text, const std::string& source) {
-  try {
-    const toml::table parsed = toml::parse(toml_text, source);
-    const auto dataset = parsed["data"]["dataset"].value<std::string>();
-    return dataset && (*dataset == "associative_retrieval" || *dataset == "mqar");
-  } catch (const toml::parse_error&) {
-    return false;  // the ordinary reader reports the syntax error
-  }
-}
-
 RecallConfig parse_recall_config(const std::string& toml_text, const std::string& source) {
   TomlReader root = TomlReader::parse(toml_text, source);
   RecallConfig c;

@@ -1,5 +1,5 @@
 #pragma once
-// The configuration of the recall study (`cpm train` with [data] dataset = "associative_retrieval"
+// The configuration of the recall study (`cpm recall`: [data] dataset = "associative_retrieval"
 // or "mqar"), parsed once from TOML into plain structs. Every parameter of the two anchors is a
 // key; docs/model.md §2 ("Recall tasks") and docs/guide/train.md list them.
 #include <cstdint>
@@ -167,8 +167,6 @@ int recall_feature_dim(const RecallVariant& variant, int budget, int head_size);
 // The learning rates an arm runs with: its own grid's, else [training] learning_rates.
 const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm);
 
-// True when the configuration's [data] dataset names a recall task.
-bool is_recall_config(const std::string& toml_text, const std::string& source);
 RecallConfig parse_recall_config(const std::string& toml_text, const std::string& source);
 RecallConfig load_recall_config(const std::string& path);
 

@@ -119,6 +119,9 @@ ConvergenceConfig load_convergence_config(const std::string& path) {
 }
 
 LdpConfig parse_ldp_config(const std::string& text, const std::string& source) {
+  TomlReader root = TomlReader::parse(text, source);
+  require(root, !root.has("features"), "features",
+          "the random-feature kernel's concentration is a study of `cpm concentration`");
   LdpConfig c;
   c.model = parse_study_config(text, source, [&](TomlReader& root) {
     read_ldp_section(root, c, static_cast<int>(c.model.domain.dim()));

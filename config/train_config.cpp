@@ -32,6 +32,9 @@ AttentionVariant parse_attention_variant(const std::string& name) {
 namespace {
 
 void read_data(TomlReader r, DataConfig& d) {
+  const std::string name = r.string("dataset", d.dataset);
+  require(r, name != "associative_retrieval" && name != "mqar", "dataset",
+          "'" + name + "' is a recall task (run it with `cpm recall`)");
   d.dataset = r.choice("dataset", {"sst2", "rotten_tomatoes", "qqp", "fashion_mnist"}, d.dataset);
   d.directory = r.string("directory", "");
   d.train_path = r.string("train_path", "");

@@ -10,9 +10,8 @@ struct CommandOptions {
   bool overwrite = false;
   bool progress = true;
   // Empty: a new start. Otherwise a run.h5 (`cpm run`), a replicas.checkpoint (`cpm converge`,
-  // `cpm ldp`, `cpm features`, `cpm kernel`, an experiment of `cpm train`), a
-  // training_checkpoint.h5
-  // (`cpm train`, one run) or a stopped recall study's folder.
+  // `cpm ldp`, `cpm concentration`, `cpm features`, `cpm kernel`, an experiment of `cpm train`),
+  // a training_checkpoint.h5 (`cpm train`, one run) or a stopped study's folder (`cpm recall`).
   std::string restart;
 };
 

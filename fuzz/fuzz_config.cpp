@@ -1,11 +1,7 @@
-// The TOML configuration of every command: run, converge, ldp, kernel, features, train and the
-// recall tasks.
-#include "config/features_config.hpp"
-#include "config/kernel_config.hpp"
-#include "config/recall_config.hpp"
+// The TOML configuration of every command that writes results, read as the command reads it
+// (experiments/result_commands.hpp), and the memory estimate of `cpm run`.
 #include "config/run_config.hpp"
-#include "config/study_config.hpp"
-#include "config/train_config.hpp"
+#include "experiments/result_commands.hpp"
 #include "fuzz/fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -16,16 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const cpm::RunConfig config = cpm::parse_run_config(text, source);
     cpm::estimated_run_memory(config);
   });
-  expect_input_error_only([&] { cpm::parse_convergence_config(text, source); });
-  expect_input_error_only([&] { cpm::parse_ldp_config(text, source); });
-  expect_input_error_only([&] { cpm::parse_kernel_config(text, source); });
-  expect_input_error_only([&] { cpm::parse_features_config(text, source); });
-  expect_input_error_only([&] { cpm::parse_kernel_concentration_config(text, source); });
-  expect_input_error_only([&] {
-    if (cpm::is_recall_config(text, source))
-      cpm::parse_recall_config(text, source);
-    else
-      cpm::parse_train_config(text, source);
-  });
+  for (const std::string& command : cpm::result_command_names())
+    expect_input_error_only([&] { cpm::prepare_command(command, text, source); });
   return 0;
 }

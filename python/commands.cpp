@@ -1,25 +1,8 @@
-// The commands that write results (run, converge, ldp, kernel, features, train) on a TOML text,
-// through the same configuration readers and study functions as apps/command_<name>.cpp: the
-// results are those of the command line for the same configuration, bit for bit.
-#include <functional>
-#include <map>
-
-#include "config/features_config.hpp"
-#include "config/kernel_config.hpp"
-#include "config/recall_config.hpp"
-#include "config/run_config.hpp"
-#include "config/study_config.hpp"
-#include "config/train_config.hpp"
-#include "experiments/attention/attention_training.hpp"
-#include "experiments/features/feature_study.hpp"
-#include "experiments/features/kernel_concentration.hpp"
-#include "experiments/kernel/kernel_study.hpp"
-#include "experiments/recall/recall_study.hpp"
-#include "experiments/run/particle_run.hpp"
-#include "experiments/run/side_by_side.hpp"
-#include "experiments/studies/convergence_study.hpp"
-#include "experiments/studies/ldp_study.hpp"
-#include "io/input_error.hpp"
+// The commands that write results on a TOML text, prepared and run by the same definitions as the
+// command line's (experiments/result_commands.hpp): the results are those of the command line for
+// the same configuration, bit for bit.
+#include "config/output_override.hpp"
+#include "experiments/result_commands.hpp"
 #include "parallel/launch_environment.hpp"
 #include "python/bindings.hpp"
 
@@ -40,98 +23,13 @@ const MpiEnvironment& module_mpi() {
   return *mpi;
 }
 
-// A command: its configuration parsed (bad input stops here, before anything is written), with
-// the output folder replaced when one is given; the work it then does; the folder it writes.
-struct Prepared {
-  std::string directory;
-  std::function<void(const CommandOptions&)> run;
-};
-using Prepare = std::function<Prepared(const std::string& text, const std::string& source,
-                                       const std::string& output)>;
-
-const std::map<std::string, Prepare>& commands() {
-  static const std::map<std::string, Prepare> table = {
-      {"run",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         auto c = std::make_shared<RunConfig>(parse_run_config(text, source));
-         if (!output.empty()) c->output.directory = output;
-         return Prepared{c->output.directory, [c](const CommandOptions& o) {
-                           if (c->grid)
-                             run_side_by_side(*c, o);
-                           else
-                             run_particles(*c, o);
-                         }};
-       }},
-      {"converge",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         auto c = std::make_shared<ConvergenceConfig>(parse_convergence_config(text, source));
-         if (!output.empty()) c->model.output.directory = output;
-         return Prepared{c->model.output.directory, [c](const CommandOptions& o) {
-                           run_convergence_study(module_mpi(), *c, o);
-                         }};
-       }},
-      {"ldp",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         if (is_kernel_concentration_config(text, source)) {
-           auto c = std::make_shared<KernelConcentrationConfig>(
-               parse_kernel_concentration_config(text, source));
-           if (!output.empty()) c->features.output_directory = output;
-           return Prepared{c->features.output_directory, [c](const CommandOptions& o) {
-                             run_kernel_concentration(module_mpi(), *c, o);
-                           }};
-         }
-         auto c = std::make_shared<LdpConfig>(parse_ldp_config(text, source));
-         if (!output.empty()) c->model.output.directory = output;
-         return Prepared{c->model.output.directory,
-                         [c](const CommandOptions& o) { run_ldp_study(module_mpi(), *c, o); }};
-       }},
-      {"kernel",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         auto c = std::make_shared<KernelConfig>(parse_kernel_config(text, source));
-         if (!output.empty()) c->output_directory = output;
-         return Prepared{c->output_directory,
-                         [c](const CommandOptions& o) { run_kernel_study(*c, o); }};
-       }},
-      {"features",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         auto c = std::make_shared<FeaturesStudyConfig>(parse_features_config(text, source));
-         if (!output.empty()) c->output_directory = output;
-         return Prepared{c->output_directory,
-                         [c](const CommandOptions& o) { run_feature_study(*c, o); }};
-       }},
-      {"train",
-       [](const std::string& text, const std::string& source, const std::string& output) {
-         if (is_recall_config(text, source)) {
-           auto c = std::make_shared<RecallConfig>(parse_recall_config(text, source));
-           if (!output.empty()) c->output_directory = output;
-           return Prepared{c->output_directory,
-                           [c](const CommandOptions& o) { run_recall_study(*c, o); }};
-         }
-         auto c = std::make_shared<TrainConfig>(parse_train_config(text, source));
-         if (!output.empty()) c->output_directory = output;
-         return Prepared{c->output_directory,
-                         [c](const CommandOptions& o) { run_train_command(*c, o); }};
-       }},
-  };
-  return table;
-}
-
-Prepared prepare(const std::string& command, const std::string& text, const std::string& source,
-                 const std::string& output) {
-  const auto found = commands().find(command);
-  if (found == commands().end())
-    throw InputError("command: unknown command '" + command +
-                     "' (run, converge, ldp, kernel, features, train)");
-  return found->second(text, source, output);
-}
-
 }  // namespace
 
 void bind_commands(py::module_& m) {
   m.def(
       "check_config",
       [](const std::string& command, const std::string& text, const std::string& source) {
-        return prepare(command, text, source, "").directory;
+        return prepare_command(command, text, source).directory;
       },
       py::arg("command"), py::arg("text"), py::arg("source") = "<python>",
       "Parses a command's TOML configuration as the command would, writing nothing; returns\n"
@@ -141,13 +39,16 @@ void bind_commands(py::module_& m) {
       "run_command",
       [](const std::string& command, const std::string& text, const std::string& source,
          const std::string& output, bool overwrite, bool progress, const std::string& restart) {
-        const Prepared p = prepare(command, text, source, output);
-        if (command == "converge" || command == "ldp") module_mpi();
+        const PreparedCommand p =
+            prepare_command(command, with_output_directory(text, source, output), source);
         CommandOptions options;
         options.overwrite = overwrite;
         options.progress = progress;
         options.restart = restart;
-        without_gil([&] { p.run(options); });
+        // MPI starts here, with the GIL held, for the studies that spread replicas over ranks.
+        if (p.over_ranks) module_mpi();
+        const CommandEnvironment environment{module_mpi, {}};
+        without_gil([&] { p.run(options, environment); });
         return p.directory;
       },
       py::arg("command"), py::arg("text"), py::arg("source") = "<python>", py::arg("output") = "",

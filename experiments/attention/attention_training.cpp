@@ -135,11 +135,11 @@ void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& co
   out.unsetf(std::ios::fixed);
 }
 
-namespace {
-
 std::string training_checkpoint_path(const std::string& directory) {
   return (std::filesystem::path(directory) / "training_checkpoint.h5").string();
 }
+
+namespace {
 
 bool in_folder(const std::string& file, const std::string& directory) {
   std::error_code error;

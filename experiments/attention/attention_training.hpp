@@ -56,6 +56,9 @@ void write_predictions(const std::string& path, const std::vector<EvaluationCond
 void write_phase_a_table(const std::string& path, const std::vector<HeadAlignment>& heads);
 void print_metrics(std::ostream& out, const std::vector<EvaluationCondition>& conditions);
 
+// The checkpoint a stopped training run leaves in its folder: DIR/training_checkpoint.h5.
+std::string training_checkpoint_path(const std::string& directory);
+
 // The whole `cpm train CONFIG` command: a single run, or the experiment of the configuration.
 void run_train_command(const TrainConfig& config, const CommandOptions& options);
 

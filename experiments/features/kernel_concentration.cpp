@@ -133,7 +133,7 @@ KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
                                                    const KernelConcentrationConfig& c,
                                                    const CommandOptions& options) {
   const std::string& directory = c.features.output_directory;
-  const ReplicaRecovery recovery{"ldp", c.source, directory, options.restart};
+  const ReplicaRecovery recovery{"concentration", c.source, directory, options.restart};
   const int d = c.features.dims.front();
   const Eigen::MatrixXd points = ApproximationPoints(c.features).points(d, false);
   if (mpi.is_root())
@@ -159,7 +159,7 @@ KernelConcentrationResult run_kernel_concentration(const MpiEnvironment& mpi,
         request.repulsion.beta = ensemble.beta_at(request.n);
         row[0] = kernel_errors(points, generate_features(request), c.features.sigma).frobenius;
       },
-      options.progress ? "cpm ldp" : "", recovery);
+      options.progress ? "cpm concentration" : "", recovery);
   if (!mpi.is_root()) return {};
   result.errors.assign(result.ensembles.size(), std::vector<std::vector<double>>(c.ns.size()));
   for (int id = 0; id < blocks * per_block; ++id) {

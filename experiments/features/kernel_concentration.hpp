@@ -1,5 +1,5 @@
 #pragma once
-// Concentration of the random-feature kernel (`cpm ldp` with a [features] table;
+// Concentration of the random-feature kernel (`cpm concentration`;
 // docs/features.md §5): many replicas of N frequencies from each ensemble — i.i.d. draws from p
 // and the compensated gas at finite β, with β fixed or β_N = b·N — and for each the relative
 // Frobenius error f of the Gram matrix on fixed points. Per ensemble, N and δ: the tail

@@ -3,7 +3,7 @@
 // run, written as each finishes: the arm, its grid point — bandwidth τ and Phase A target — the
 // test and validation figures, the effective bandwidth, the capacity diagnostic, and `selected`,
 // filled in when the study ends) and predictions.csv (the run's per-example right/wrong string,
-// which the paired tests need). A stopped study is continued from them (`cpm train --restart`).
+// which the paired tests need). A stopped study is continued from them (`cpm recall --restart`).
 #include <fstream>
 #include <string>
 #include <vector>

@@ -193,7 +193,7 @@ std::vector<RecallRun> run_recall_study(const RecallConfig& config, const Comman
   RecallTrainingOptions training;
   training.progress = options.progress;
   training.how_to_continue =
-      "continue with: cpm train " + config.source + " --output " + dir + " --restart " + dir;
+      "continue with: cpm recall " + config.source + " --output " + dir + " --restart " + dir;
   std::vector<RecallRun> runs;
   try {
     runs = train_plan(config, plan, kept, journal, training);

@@ -45,9 +45,10 @@ def check_config(config, command: str) -> str:
 
 def run_config(config, command: str, output=None, overwrite=False, progress=False,
                restart=None) -> Results:
-    """Runs `cpm <command>` (run, converge, ldp, kernel, features, train) on a configuration
-    (a dict, TOML text or a file's path) and returns what it wrote. output, overwrite, progress
-    and restart are the command line's --output, --overwrite, not --quiet and --restart."""
+    """Runs `cpm <command>` (run, converge, ldp, concentration, kernel, features, train, recall)
+    on a configuration (a dict, TOML text or a file's path) and returns what it wrote. output,
+    overwrite, progress and restart are the command line's --output, --overwrite, not --quiet
+    and --restart."""
     text, source = config_text(config)
     directory = _cpm.run_command(command, text, source, os.fspath(output or ""), overwrite,
                                  progress, os.fspath(restart or ""))

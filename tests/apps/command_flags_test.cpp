@@ -10,7 +10,8 @@ namespace cpm {
 namespace {
 
 TEST(CommandFlags, EveryCommandThatWritesTakesOutputOverwriteAndQuiet) {
-  for (const char* command : {"run", "converge", "ldp", "kernel", "train"}) {
+  for (const char* command :
+       {"run", "converge", "ldp", "concentration", "kernel", "features", "train", "recall"}) {
     std::FILE* pipe = popen((std::string(CPM_BINARY) + " " + command + " --help").c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     std::string help;

@@ -1,4 +1,4 @@
-// `cpm ldp` on a kernel-concentration configuration end to end at a tiny size, and its bad input.
+// `cpm concentration` end to end at a tiny size, and its bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,10 +22,10 @@ std::string tiny(const std::filesystem::path& out, const std::string& extra = ""
          out.string() + "\"\n";
 }
 
-TEST(LdpKernelCommand, WritesTheTailsSpeedsAndFigures) {
-  const auto dir = fresh_directory("ldp_kernel");
+TEST(ConcentrationCommand, WritesTheTailsSpeedsAndFigures) {
+  const auto dir = fresh_directory("concentration");
   write_file(dir / "k.toml", tiny(dir / "out"));
-  const auto r = run_cpm("ldp --quiet " + (dir / "k.toml").string());
+  const auto r = run_cpm("concentration --quiet " + (dir / "k.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   const std::string tails = read_file(dir / "out" / "kernel_tails.csv");
   EXPECT_EQ(tails.rfind("ensemble,n,delta,exceedances,replicas,probability,", 0), 0u);
@@ -42,11 +42,11 @@ TEST(LdpKernelCommand, WritesTheTailsSpeedsAndFigures) {
 }
 
 // Replicas spread over two MPI ranks give the same files byte for byte.
-TEST(LdpKernelCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
-  const auto dir = fresh_directory("ldp_kernel_mpi");
+TEST(ConcentrationCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
+  const auto dir = fresh_directory("concentration_mpi");
   write_file(dir / "k.toml", tiny(dir / "one"));
-  ASSERT_EQ(run_cpm("ldp --quiet " + (dir / "k.toml").string()).exit_code, 0);
-  ASSERT_EQ(testing::run_cpm_mpi(2, "ldp --quiet " + (dir / "k.toml").string() + " --output " +
+  ASSERT_EQ(run_cpm("concentration --quiet " + (dir / "k.toml").string()).exit_code, 0);
+  ASSERT_EQ(testing::run_cpm_mpi(2, "concentration --quiet " + (dir / "k.toml").string() + " --output " +
                                         (dir / "two").string())
                 .exit_code,
             0);
@@ -54,10 +54,10 @@ TEST(LdpKernelCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
     EXPECT_EQ(read_file(dir / "one" / file), read_file(dir / "two" / file)) << file;
 }
 
-TEST(LdpKernelCommand, BadInputStopsWithOneLineAndExitCodeTwo) {
-  const auto dir = fresh_directory("ldp_kernel_bad");
+TEST(ConcentrationCommand, BadInputStopsWithOneLineAndExitCodeTwo) {
+  const auto dir = fresh_directory("concentration_bad");
   write_file(dir / "k.toml", tiny(dir / "out", "method = \"iid\"\n"));
-  const auto r = run_cpm("ldp " + (dir / "k.toml").string());
+  const auto r = run_cpm("concentration " + (dir / "k.toml").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(std::count(r.standard_error.begin(), r.standard_error.end(), '\n'), 1)
       << r.standard_error;

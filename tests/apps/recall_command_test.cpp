@@ -1,4 +1,4 @@
-// `cpm train` on the recall tasks end to end at a tiny size: the tables and the figure, and bad
+// `cpm recall` on the recall tasks end to end at a tiny size: the tables and the figure, and bad
 // input that stops with exit code 2 before anything is written.
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ TEST(RecallCommand, RetrievalWritesTheCapacityTableSummaryAndFigure) {
              tiny("dataset = \"associative_retrieval\"\npairs = [4, 8]\n",
                   "\"softmax\", \"uniform\", \"vanilla-favor\", \"trainable-favor\", \"dpfp1\"",
                   dir / "out"));
-  const auto r = run_cpm("train " + (dir / "r.toml").string());
+  const auto r = run_cpm("recall " + (dir / "r.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   const std::string table = read_file(dir / "out" / "capacity.csv");
   EXPECT_EQ(table.rfind("task,variant,feature_budget,feature_dim,bandwidth,target,learning_rate,"
@@ -60,7 +60,7 @@ TEST(RecallCommand, MqarTrainsTheCausalDecoder) {
   write_file(dir / "m.toml",
              tiny("dataset = \"mqar\"\nlengths = [16]\npairs = [2]\nvocabulary = 64\n",
                   "\"softmax\", \"vanilla-softmaxfeat\", \"elu\"", dir / "out"));
-  const auto r = run_cpm("train " + (dir / "m.toml").string());
+  const auto r = run_cpm("recall " + (dir / "m.toml").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   const std::string table = read_file(dir / "out" / "capacity.csv");
   EXPECT_NE(table.find("mqar,softmax,0,0,1,,0.001,1,16,2,"), std::string::npos);
@@ -78,7 +78,7 @@ TEST(RecallCommand, EveryArmChoosesItsBandwidthAndTargetOnValidation) {
       "[phase_a]\nafter_steps = 20\nexamples = 16\ntargets = [\"matching\", \"capacity\"]\n"
       "[phase_a.dynamics]\nmax_iterations = 5\n";
   write_file(dir / "g.toml", text);
-  const auto r = run_cpm("train " + (dir / "g.toml").string() + " --quiet");
+  const auto r = run_cpm("recall " + (dir / "g.toml").string() + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   std::istringstream lines(read_file(dir / "out" / "capacity.csv"));
   std::string line;
@@ -111,11 +111,11 @@ TEST(RecallCommand, ARestartedStudyWritesTheTablesOfAnUninterruptedOne) {
   const std::string data = "dataset = \"associative_retrieval\"\npairs = [4]\n";
   const std::string all = "\"softmax\", \"vanilla-favor\", \"vanilla-favor@softmax\"";
   write_file(dir / "whole.toml", tiny(data, all, dir / "whole"));
-  ASSERT_EQ(run_cpm("train " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
+  ASSERT_EQ(run_cpm("recall " + (dir / "whole.toml").string() + " --quiet").exit_code, 0);
   write_file(dir / "part.toml", tiny(data, "\"softmax\"", dir / "part"));
-  ASSERT_EQ(run_cpm("train " + (dir / "part.toml").string() + " --quiet").exit_code, 0);
+  ASSERT_EQ(run_cpm("recall " + (dir / "part.toml").string() + " --quiet").exit_code, 0);
   write_file(dir / "rest.toml", tiny(data, all, dir / "part"));
-  const auto r = run_cpm("train " + (dir / "rest.toml").string() + " --quiet --restart " +
+  const auto r = run_cpm("recall " + (dir / "rest.toml").string() + " --quiet --restart " +
                          (dir / "part").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   EXPECT_EQ(read_file(dir / "part" / "summary.md"), read_file(dir / "whole" / "summary.md"));
@@ -137,7 +137,7 @@ TEST(RecallCommand, ARestartedStudyWritesTheTablesOfAnUninterruptedOne) {
   std::string changed = tiny(data, all, dir / "part");
   changed.replace(changed.find("steps = 40"), 10, "steps = 60");
   write_file(dir / "changed.toml", changed);
-  const auto refused = run_cpm("train " + (dir / "changed.toml").string() + " --quiet --restart " +
+  const auto refused = run_cpm("recall " + (dir / "changed.toml").string() + " --quiet --restart " +
                                (dir / "part").string());
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.standard_error.find("training.steps = 40"), std::string::npos)
@@ -145,7 +145,7 @@ TEST(RecallCommand, ARestartedStudyWritesTheTablesOfAnUninterruptedOne) {
   write_file(dir / "part" / "predictions.csv",
              "variant,feature_budget,size,bandwidth,target,learning_rate,seed,correct\n"
              "softmax,0,4,1,,0.001,1,01x\n");
-  const auto corrupt = run_cpm("train " + (dir / "rest.toml").string() + " --quiet --restart " +
+  const auto corrupt = run_cpm("recall " + (dir / "rest.toml").string() + " --quiet --restart " +
                                (dir / "part").string());
   EXPECT_EQ(corrupt.exit_code, 2);
   EXPECT_NE(corrupt.standard_error.find("predictions.csv: line 2"), std::string::npos)
@@ -163,7 +163,7 @@ TEST(RecallCommand, BadInputStopsWithExitCodeTwoAndWritesNothing) {
                                     "key_symbols = 3\n",
                                     "\"softmax\"", out));
   for (const char* name : {"odd.toml", "arm.toml", "big.toml"}) {
-    const auto r = run_cpm("train " + (dir / name).string());
+    const auto r = run_cpm("recall " + (dir / name).string());
     EXPECT_EQ(r.exit_code, 2) << name;
     EXPECT_EQ(r.standard_error.find('\n'), r.standard_error.size() - 1) << r.standard_error;
     EXPECT_FALSE(std::filesystem::exists(out)) << name;
@@ -174,18 +174,18 @@ TEST(RecallCommand, OutputAndQuietFlagsRedirectAndSilence) {
   const auto dir = fresh_directory("recall_flags");
   write_file(dir / "r.toml", tiny("dataset = \"associative_retrieval\"\npairs = [4]\n",
                                   "\"softmax\", \"kernel-favor\"", dir / "configured"));
-  const auto r = run_cpm("train " + (dir / "r.toml").string() + " --quiet --output " +
+  const auto r = run_cpm("recall " + (dir / "r.toml").string() + " --quiet --output " +
                          (dir / "moved").string());
   ASSERT_EQ(r.exit_code, 0) << r.standard_error;
   EXPECT_TRUE(std::filesystem::exists(dir / "moved" / "capacity.csv"));
   EXPECT_FALSE(std::filesystem::exists(dir / "configured"));
   EXPECT_EQ(r.standard_error.find("elapsed"), std::string::npos) << r.standard_error;
   // The folder exists now: a second run needs --overwrite.
-  EXPECT_EQ(run_cpm("train " + (dir / "r.toml").string() + " --quiet --output " +
+  EXPECT_EQ(run_cpm("recall " + (dir / "r.toml").string() + " --quiet --output " +
                     (dir / "moved").string())
                 .exit_code,
             2);
-  EXPECT_EQ(run_cpm("train " + (dir / "r.toml").string() + " --quiet --overwrite --output " +
+  EXPECT_EQ(run_cpm("recall " + (dir / "r.toml").string() + " --quiet --overwrite --output " +
                     (dir / "moved").string())
                 .exit_code,
             0);

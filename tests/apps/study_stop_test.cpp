@@ -98,10 +98,10 @@ int rows(const std::string& table) {
 TEST(StudyStop, SigtermInsideATrainingRunStopsARecallStudyAndTheRestartWritesTheSameTables) {
   const auto dir = fresh_directory("stop_recall");
   write_file(dir / "r.toml", recall_config(dir / "stopped"));
-  const std::string err = stopped_by_sigterm("train", dir / "r.toml", "softmax S=4 seed 2");
+  const std::string err = stopped_by_sigterm("recall", dir / "r.toml", "softmax S=4 seed 2");
   ASSERT_FALSE(err.empty());
   EXPECT_NE(
-      stop_line(err).find("continue with: cpm train " + (dir / "r.toml").string() + " --output " +
+      stop_line(err).find("continue with: cpm recall " + (dir / "r.toml").string() + " --output " +
                           (dir / "stopped").string() + " --restart " + (dir / "stopped").string()),
       std::string::npos)
       << err;
@@ -110,10 +110,10 @@ TEST(StudyStop, SigtermInsideATrainingRunStopsARecallStudyAndTheRestartWritesThe
   EXPECT_LT(finished, 4);
   EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / "summary.md"));
 
-  const auto continued = run_cpm("train " + (dir / "r.toml").string() + " --quiet --restart " +
+  const auto continued = run_cpm("recall " + (dir / "r.toml").string() + " --quiet --restart " +
                                  (dir / "stopped").string());
   ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
-  const auto whole = run_cpm("train " + (dir / "r.toml").string() + " --quiet --output " +
+  const auto whole = run_cpm("recall " + (dir / "r.toml").string() + " --quiet --output " +
                              (dir / "whole").string());
   ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
   EXPECT_EQ(read_file(dir / "stopped" / "summary.md"), read_file(dir / "whole" / "summary.md"));

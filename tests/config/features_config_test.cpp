@@ -109,15 +109,13 @@ TEST(FeaturesConfig, ReadsTheLaplaceKernelAndItsExponents) {
   }
 }
 
-// The kernel-concentration configuration of `cpm ldp` (a [features] table).
+// The configuration of `cpm concentration`.
 TEST(FeaturesConfig, ReadsAKernelConcentrationStudy) {
   const std::string text =
       "[features]\ndim = 3\nsigma = 0.5\nseed = 2\n[points]\ncount = 40\n"
       "[coulomb]\ns = 0.5\nlambda = 2.0\nsteps = 100\nstep = 0.02\n"
       "[ldp]\nns = [8, 16]\nreplicas = 30\nbetas = [1.0]\nbetas_per_particle = [0.5]\n"
       "deltas = [0.1, 0.2]\n[output]\ndirectory = \"k\"\n";
-  EXPECT_TRUE(is_kernel_concentration_config(text, "k.toml"));
-  EXPECT_FALSE(is_kernel_concentration_config("[ldp]\nns = [4]\n", "k.toml"));
   const KernelConcentrationConfig c = parse_kernel_concentration_config(text, "k.toml");
   EXPECT_EQ(c.features.dims, std::vector<int>{3});
   EXPECT_EQ(c.features.sigma, 0.5);

@@ -17,14 +17,6 @@ std::string error_of(const std::string& toml) {
   return "";
 }
 
-TEST(RecallConfig, ARecallDatasetSelectsTheRecallStudy) {
-  EXPECT_TRUE(is_recall_config("[data]\ndataset = \"mqar\"\n", "x.toml"));
-  EXPECT_TRUE(is_recall_config("[data]\ndataset = \"associative_retrieval\"\n", "x.toml"));
-  EXPECT_FALSE(is_recall_config("[data]\ndataset = \"sst2\"\n", "x.toml"));
-  EXPECT_FALSE(is_recall_config("", "x.toml"));
-  EXPECT_FALSE(is_recall_config("[data\n", "x.toml"));  // the train reader reports the syntax
-}
-
 TEST(RecallConfig, MqarDefaultsAreTheAnchorsModel) {
   const RecallConfig c = parse_recall_config("[data]\ndataset = \"mqar\"\n", "x.toml");
   EXPECT_EQ(c.task.lengths, (std::vector<int>{64, 128}));

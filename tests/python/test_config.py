@@ -11,7 +11,7 @@ import pytest
 import cpm
 from conftest import SOURCE_DIR
 
-COMMANDS = ["run", "converge", "ldp", "kernel", "features", "train"]
+COMMANDS = ["run", "converge", "ldp", "concentration", "kernel", "features", "train", "recall"]
 
 
 def test_dicts_round_trip_through_toml():
