@@ -4,7 +4,8 @@ frequencies in d = 16 (s = -1, beta = inf, seed 1) by cpm.generate_features, aga
 generation time `cpm features` records for the same set (its `seconds` column, the generator
 alone), and the CPU time of the call against that of the whole command (its points, errors and
 report included), which a busy machine disturbs less. Alternating runs, median of --repeats
-each; prints the ratios Python / command line.
+each; prints the ratios Python / command line (of the medians, and the median of the repeats'
+ratios).
 
     /usr/bin/python3 bench/python_frequency_bench.py --build build [--repeats 3] [--n 4096]
 """
@@ -71,8 +72,12 @@ def main():
     print(f"N = {args.n}, d = {args.dim}, coulomb s = -1, OMP_NUM_THREADS = "
           f"{os.environ.get('OMP_NUM_THREADS', 'unset')}, median of {args.repeats}, load average "
           f"{os.getloadavg()[0]:.1f} at the end")
+    # The ratio within each repeat, whose two halves ran one after the other, drifts less with
+    # the machine's load than the ratio of the medians.
+    paired = median(p / c for p, c in zip(python_seconds, command_seconds))
     print(f"generation: python {py:.3f} s, command line {cli:.3f} s "
-          f"(whole command {median(command_wall):.3f} s); ratio {py / cli:.3f}")
+          f"(whole command {median(command_wall):.3f} s); ratio {py / cli:.3f}, "
+          f"median of the repeats' ratios {paired:.3f}")
     print(f"cpu: python call {py_cpu:.3f} s, whole command {cli_cpu:.3f} s; "
           f"ratio {py_cpu / cli_cpu:.3f}")
 

@@ -147,11 +147,12 @@ class BlockedPairSum final : public InteractionSum {
   void compute(const Eigen::MatrixXd& x, Eigen::MatrixXd& gradient, double* pair_energy) override {
     prepare(x.rows(), static_cast<int>(x.cols()));
     const Index n = x.rows(), stride = layout_.stride;
+    double* positions = buffer_.data();
     for (int a = 0; a < layout_.dim; ++a) {
-      std::copy_n(x.col(a).data(), n, positions_.begin() + a * stride);
-      std::fill(positions_.begin() + a * stride + n, positions_.begin() + (a + 1) * stride, 0.0);
+      std::copy_n(x.col(a).data(), n, positions + a * stride);
+      std::fill(positions + a * stride + n, positions + (a + 1) * stride, 0.0);
     }
-    std::fill(gradients_.begin(), gradients_.end(), 0.0);
+    std::fill_n(layout_.gradient, layout_.dim * stride, 0.0);
     std::fill(block_energy_.begin(), block_energy_.end(), 0.0);
 
     const bool energy = pair_energy != nullptr;
@@ -170,8 +171,7 @@ class BlockedPairSum final : public InteractionSum {
         break;
     }
 
-    for (int a = 0; a < layout_.dim; ++a)
-      std::copy_n(gradients_.begin() + a * stride, n, gradient.col(a).data());
+    for (int a = 0; a < layout_.dim; ++a) std::copy_n(layout_.g(a), n, gradient.col(a).data());
     if (energy) {
       double unordered = 0.0;
       for (double e : block_energy_) unordered += e;
@@ -183,16 +183,24 @@ class BlockedPairSum final : public InteractionSum {
 
  private:
   // Sizes the buffers and the schedule for (n, d); does nothing when they already fit.
+  //
+  // The generic loop reads the d coordinate rows of a particle at once and adds to its d gradient
+  // rows. Rows a multiple of 4 KiB apart would fall in the same cache sets (and alias in the store
+  // buffer), as many as 2d of them: with 2,048 particles every row would. So the rows start one
+  // cache line apart within the page (stride ≡ 8 doubles mod 512) and the gradients half a page
+  // after the positions, whatever the addresses the allocator returns.
   void prepare(Index n, int d) {
     const int threads = thread_capacity();
     if (n != layout_.n || d != layout_.dim) {
+      constexpr Index kPage = 512, kLine = 8, kHalfPage = 256;  // in doubles
       block_ = pair_sum_block_size(n);
       const int blocks = static_cast<int>((n + block_ - 1) / block_);
       schedule_ = TileSchedule(blocks);
-      positions_.assign(static_cast<std::size_t>(blocks * block_ * d), 0.0);
-      gradients_.assign(positions_.size(), 0.0);
+      const Index stride = (blocks * block_ + kPage - 1) / kPage * kPage + kLine;
+      const Index gap = ((kHalfPage - kLine * d) % kPage + kPage) % kPage;
+      buffer_.assign(static_cast<std::size_t>(2 * d * stride + gap), 0.0);
       block_energy_.assign(blocks, 0.0);
-      layout_ = {positions_.data(), gradients_.data(), blocks * block_, n, d};
+      layout_ = {buffer_.data(), buffer_.data() + d * stride + gap, stride, n, d};
     }
     const std::size_t scratch_needed = static_cast<std::size_t>(3 * d * threads);
     if (scratch_.size() < scratch_needed) scratch_.resize(scratch_needed);
@@ -212,7 +220,7 @@ class BlockedPairSum final : public InteractionSum {
   const Evaluator w_;
   Index block_ = 0;
   TileSchedule schedule_{1};
-  AlignedDoubles positions_, gradients_;
+  AlignedDoubles buffer_;  // the positions, then the gradients (prepare)
   std::vector<double> block_energy_;
   std::vector<SimdDouble> scratch_;
   PaddedParticles layout_{nullptr, nullptr, 0, -1, 0};
