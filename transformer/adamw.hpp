@@ -34,11 +34,13 @@ inline double scheduled_learning_rate(double base, std::int64_t step, std::int64
 // Scales g so that ‖g‖₂ ≤ max_norm (no-op for max_norm ≤ 0); returns the norm before clipping.
 template <class T>
 double clip_gradient_norm(std::vector<T>& g, double max_norm) {
-  const double norm = std::sqrt(interleaved_sum(g.data(), static_cast<std::ptrdiff_t>(g.size()),
-                                                [](double x) { return x * x; }));
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.size());
+  const double norm = std::sqrt(chunked_sum(g.data(), n, [](double x) { return x * x; }));
   if (max_norm > 0.0 && norm > max_norm) {
     const T scale = static_cast<T>(max_norm / norm);
-    for (T& x : g) x *= scale;
+    T* x = g.data();
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+    for (std::ptrdiff_t i = 0; i < n; ++i) x[i] *= scale;
   }
   return norm;
 }

@@ -12,6 +12,7 @@
 
 #include "transformer/attention_features.hpp"
 #include "transformer/attention_layout.hpp"
+#include "transformer/elementwise.hpp"
 #include "transformer/model_buffers.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/parameter_tensors.hpp"
@@ -46,8 +47,9 @@ class TransformerStack {
     return cpm::weight_decay_mask(tensors_, parameters_.size());
   }
   void zero_gradients() {
-    std::fill(gradients_.begin(), gradients_.end(), T(0));
-    std::fill(particle_gradients_.begin(), particle_gradients_.end(), T(0));
+    parallel_zero(gradients_.data(), static_cast<std::ptrdiff_t>(gradients_.size()));
+    parallel_zero(particle_gradients_.data(),
+                  static_cast<std::ptrdiff_t>(particle_gradients_.size()));
   }
 
   AttentionLayout attention_layout(int batch, int length) const {
