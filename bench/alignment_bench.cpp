@@ -1,6 +1,6 @@
 // The alignment potential's batched fast path (two matrix products around elementwise maps)
-// against the pointwise reference (the small value types of physics/feature_maps.hpp, one data
-// point and one particle at a time): one evaluation of V_align and its gradient.
+// against the pointwise reference (the small value types of physics/random_feature_maps.hpp, one
+// data point and one particle at a time): one evaluation of V_align and its gradient.
 //
 //   cmake --build build --target alignment_bench && build/bin/alignment_bench
 #include <chrono>

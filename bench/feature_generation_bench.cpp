@@ -1,6 +1,7 @@
-// The cost of the feature generators (features/feature_generator.hpp) at the target size,
-// N = 4,096 frequencies in d = 16 (target: under 10 s on 2 cores for the coulomb gas), and what
-// the time buys: the Gram-matrix error on 256 points against i.i.d. features from the same run.
+// The cost of the feature generators (frequencies/feature_generator.hpp) at the target
+// size, N = 4,096 frequencies in d = 16 (target: under 10 s on 2 cores for the coulomb gas), and
+// what the time buys: the Gram-matrix error on 256 points against i.i.d. features from the same
+// run.
 //
 //   pair_sum_16d_4096   one blocked pair sum (forces and energy) for W = −|z|, d = 16, against the
 //                       reference loop on the same points (the ratio closes the line)
@@ -17,9 +18,9 @@
 
 #include "bench/instruction_set.hpp"
 #include "config/features_config.hpp"
-#include "experiments/features/approximation_points.hpp"
-#include "experiments/features/kernel_approximation.hpp"
-#include "features/feature_generator.hpp"
+#include "experiments/frequencies/approximation_points.hpp"
+#include "experiments/frequencies/kernel_approximation.hpp"
+#include "frequencies/feature_generator.hpp"
 #include "solvers/blocked_pair_sum.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The configuration of `cpm features` (docs/guide/features.md): which frequency generators
-// (features/feature_generator.hpp) approximate the Gaussian kernel, in which dimensions and at
+// (frequencies/feature_generator.hpp) approximate the Gaussian kernel, in which dimensions and at
 // which feature counts, on which points.
 #include <Eigen/Dense>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "features/feature_generator.hpp"
+#include "frequencies/feature_generator.hpp"
 
 namespace cpm {
 
@@ -27,7 +27,7 @@ struct FeaturesStudyConfig {
   int bootstrap = 1000;
   double confidence = 0.95;
 
-  // The points (experiments/features/approximation_points.hpp): `gaussian` or `fashion_mnist`
+  // The points (experiments/frequencies/approximation_points.hpp): `gaussian` or `fashion_mnist`
   // (the test images in image_directory, projected to d dimensions), scaled so that
   // σ²|x − y|²/2 ≈ scale² whatever d: `count` points report the errors, `selection_count` others
   // choose the coulomb setting.

@@ -9,7 +9,7 @@
 
 #include "config/model_sections.hpp"
 #include "physics/alignment.hpp"
-#include "physics/feature_maps.hpp"
+#include "physics/random_feature_maps.hpp"
 
 namespace cpm {
 
@@ -35,7 +35,7 @@ struct KernelFeaturesConfig {
   bool pairs = false;  // map = "rff-pairs": the phase-free cos/sin pairs (kind rff)
   std::vector<Eigen::Index> n = {16, 32, 64, 128, 256, 512};  // feature budgets N
   // The learned particles' start: orthogonal | gaussian (i.i.d.) | sobol | halton | coulomb
-  // (features/feature_generator.hpp), scaled by `scale`.
+  // (frequencies/feature_generator.hpp), scaled by `scale`.
   std::string init = "orthogonal";
   double scale = 1.0;  // ω ~ N(0, scale² I)
   // The configuration name of the map: "rff-pairs" or feature_map_name(map).

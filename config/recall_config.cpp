@@ -6,7 +6,7 @@
 
 #include "config/toml_reader.hpp"
 #include "learning/recall_tasks.hpp"
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 
 namespace cpm {
 

@@ -26,7 +26,7 @@ namespace cpm {
 // retrieval also temperature-favor and metric-favor: fixed particles behind a learned temperature
 // or a learned metric M (ω ~ N(0, MᵀM), transformer/retrieval_model.hpp). Two suffixes, in this
 // order: ":<generator>" draws the particles with another generator of
-// features/feature_generator.hpp than [model] particle_init (e.g. "vanilla-favor:coulomb"), and
+// frequencies/feature_generator.hpp than [model] particle_init (e.g. "vanilla-favor:coulomb"), and
 // "@softmax" starts the arm from the trained softmax network of the same seed and size (a
 // teacher, as Hedgehog converts a trained softmax model): kernel arms then run Phase A on the
 // teacher's attention weights before the first step.

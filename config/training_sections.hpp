@@ -23,7 +23,7 @@ void read_optimiser(TomlReader& r, OptimiserConfig& o);
 struct ParticleFeatureConfig {
   double feature_epsilon = 1e-6;  // added to every feature value
   // How the particles start: orthogonal | gaussian | sobol | halton | coulomb
-  // (features/feature_generator.hpp)
+  // (frequencies/feature_generator.hpp)
   std::string particle_init = "orthogonal";
 };
 

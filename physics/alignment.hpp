@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "physics/external_potential.hpp"
-#include "physics/feature_maps.hpp"
+#include "physics/random_feature_maps.hpp"
 
 namespace cpm {
 

@@ -1,11 +1,11 @@
 // Feature maps on arrays: the maps φ(x; ω) of kernel learning and their kernel
-// (physics/feature_maps.hpp, physics/alignment.hpp), and the feature maps of linear attention
-// (transformer/attention_features.hpp), dpfp, elu, hedgehog and taylor among them.
-#include "physics/feature_maps.hpp"
+// (physics/random_feature_maps.hpp, physics/alignment.hpp), and the feature maps of linear
+// attention (transformer/attention_feature_maps.hpp), dpfp, elu, hedgehog and taylor among them.
 #include "io/input_error.hpp"
 #include "physics/alignment.hpp"
+#include "physics/random_feature_maps.hpp"
 #include "python/bindings.hpp"
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 
 namespace cpm::python {
 
@@ -49,7 +49,8 @@ void bind_feature_maps(py::module_& m) {
       py::arg("map"), py::arg("x"), py::arg("omega"), py::arg("seed") = 1, py::arg("replica") = 0,
       "Phi (n, N), Phi[i, k] = phi(x_i; omega_k), for x (n, d) and omega (N, d): 'rff'\n"
       "sqrt(2) cos(omega.x + b) (phases b from (seed, replica)), 'rff-pairs' [cos, sin] (n, 2N),\n"
-      "'favor' exp(omega.x - |x|^2/2), 'porf-softplus', 'softmaxfeat' (physics/feature_maps.hpp).");
+      "'favor' exp(omega.x - |x|^2/2), 'porf-softplus', 'softmaxfeat' "
+      "(physics/random_feature_maps.hpp).");
 
   m.def(
       "rff_phases",
@@ -110,7 +111,7 @@ void bind_feature_maps(py::module_& m) {
       "Linear attention's features of the rows of x (n, d_head): (n, D_phi), inputs scaled by\n"
       "bandwidth * d_head^(-1/4). 'favor' (max-shifted per row), 'porf-softplus', 'softmaxfeat'\n"
       "and 'hedgehog' read the particles omega (r, d_head); 'taylor' and the projected 'dpfp' a\n"
-      "projection (d', d_head); 'elu' and 'dpfp' none (transformer/attention_features.hpp).\n"
+      "projection (d', d_head); 'elu' and 'dpfp' none (transformer/attention_feature_maps.hpp).\n"
       "The attention kernel of queries q and keys k is phi(q) @ phi(k).T.");
 }
 

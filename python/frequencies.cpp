@@ -1,12 +1,12 @@
-// Random-feature frequencies (features/feature_generator.hpp) and how well they reproduce their
-// kernel (experiments/features/kernel_approximation.hpp): the calls of `cpm features`.
+// Random-feature frequencies (frequencies/feature_generator.hpp) and how well they reproduce their
+// kernel (experiments/frequencies/kernel_approximation.hpp): the calls of `cpm features`.
 #include <cmath>
 #include <limits>
 
 #include "config/features_config.hpp"
 #include "core/stop_request.hpp"
-#include "experiments/features/approximation_points.hpp"
-#include "experiments/features/kernel_approximation.hpp"
+#include "experiments/frequencies/approximation_points.hpp"
+#include "experiments/frequencies/kernel_approximation.hpp"
 #include "io/input_error.hpp"
 #include "python/bindings.hpp"
 

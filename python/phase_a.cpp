@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "experiments/kernel/kernel_learning.hpp"
-#include "features/feature_generator.hpp"
+#include "frequencies/feature_generator.hpp"
 #include "io/input_error.hpp"
 #include "python/bindings.hpp"
 

@@ -4,7 +4,7 @@ with torch operations (--model classifier|decoder).
 
 Both: token + learned position embeddings, pre-LayerNorm blocks x <- x + Proj(Attn(LN1(x))) and,
 if d_ff > 0, x <- x + FC2(GELU_tanh(FC1(LN2(x)))), a final LayerNorm. Attention is softmax, or
-linear with a feature map (transformer/attention_features.hpp) on inputs scaled by
+linear with a feature map (transformer/attention_feature_maps.hpp) on inputs scaled by
 s = d_head^(-1/4); favor is phi(x) = exp(w^T x - |x|^2/2 - c) + eps with a per-query shift c and
 one key shift shared by the whole sequence (both constants for the gradient), and
 out_i = phi(q_i)^T S / (phi(q_i)^T z + delta), S = sum_j phi(k_j) v_j^T, z = sum_j phi(k_j).

@@ -19,7 +19,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/linear_attention.hpp"
 #include "transformer/particle_gradient.hpp"

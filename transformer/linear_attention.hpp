@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/particle_gradient.hpp"
 #include "transformer/thread_index.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 
 namespace cpm {
 

@@ -6,7 +6,7 @@
 //   w_j = φ(k_j)ᵀ φ(q)  (linear kinds)   or   exp(k_jᵀq / √d_key)  (softmax),   w_j = 1 (uniform)
 //   out = Σ_j w_j onehot(v_j) / (Σ_j w_j + δ)                                  (n_values)
 //   loss = (1/B) Σ_b ½ ‖out_b − onehot(target_b)‖²
-// The feature maps are those of transformer/attention_features.hpp with the input scale τ, the
+// The feature maps are those of transformer/attention_feature_maps.hpp with the input scale τ, the
 // map's bandwidth (τ = 1: the anchor feeds k and q to φ unscaled). Two learned variants put a
 // transform G in front of φ, shared by keys and queries: w_j = φ(τ G k_j)ᵀ φ(τ G q), with
 //   temperature   G = t I, a learned scalar t (initially 1);
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/random_stream.hpp"
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/particle_gradient.hpp"
 #include "transformer/tensor_map.hpp"

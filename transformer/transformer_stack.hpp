@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "transformer/attention_features.hpp"
+#include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/elementwise.hpp"
 #include "transformer/model_buffers.hpp"

@@ -17,7 +17,7 @@
 #include "core/stop_request.hpp"
 #include "experiments/attention/comparison_experiment.hpp"
 #include "experiments/attention/paired_protocol.hpp"
-#include "features/feature_generator.hpp"
+#include "frequencies/feature_generator.hpp"
 #include "io/csv_table.hpp"
 #include "io/input_error.hpp"
 #include "io/output_directory.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "physics/external_potential.hpp"
-#include "physics/feature_maps.hpp"
+#include "physics/random_feature_maps.hpp"
 
 namespace cpm {
 

@@ -18,7 +18,7 @@
 
 #include "config/model_sections.hpp"
 #include "physics/alignment.hpp"
-#include "physics/feature_maps.hpp"
+#include "physics/random_feature_maps.hpp"
 
 namespace cpm {
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "core/feature_initialisation.hpp"
-#include "features/feature_generator.hpp"
+#include "frequencies/feature_generator.hpp"
 #include "learning/held_out.hpp"
 #include "learning/linear_classifier.hpp"
 #include "physics/alignment.hpp"
@@ -149,7 +149,7 @@ MethodOutcome evaluate_method(const MethodContext& ctx, const std::string& metho
     } else if (method == "orthogonal") {
       particles = orthogonal_gaussian_features(n, dim, scale, ctx.seed);
     } else if (method == "sobol" || method == "halton" || method == "coulomb") {
-      // features/feature_generator.hpp for N(0, I), scaled to N(0, scale² I).
+      // frequencies/feature_generator.hpp for N(0, I), scaled to N(0, scale² I).
       particles = scale * initial_features(method, n, dim, ctx.seed, 0);
     } else if (method == "importance") {
       if (!ctx.pool) throw std::logic_error("importance features need the candidate pool");

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/random_stream.hpp"
-#include "features/feature_generator.hpp"
+#include "frequencies/feature_generator.hpp"
 
 namespace cpm {
 

@@ -13,9 +13,9 @@
 namespace cpm {
 
 struct ReplicaCheckpoint {
-  std::string study;                        // the command that continues it: "converge", "ldp"
-  std::uint64_t fingerprint = 0;            // of the configuration file's text
-  int count = 0, width = 0;  // the table: replicas × values per replica (0: each row its own)
+  std::string study;              // the command that continues it: "converge", "ldp"
+  std::uint64_t fingerprint = 0;  // of the configuration file's text
+  int count = 0, width = 0;       // the table: replicas × values per replica (0: each row its own)
   std::map<int, std::vector<double>> rows;  // finished replicas
 };
 

@@ -46,8 +46,8 @@ TEST(ConcentrationCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
   const auto dir = fresh_directory("concentration_mpi");
   write_file(dir / "k.toml", tiny(dir / "one"));
   ASSERT_EQ(run_cpm("concentration --quiet " + (dir / "k.toml").string()).exit_code, 0);
-  ASSERT_EQ(testing::run_cpm_mpi(2, "concentration --quiet " + (dir / "k.toml").string() + " --output " +
-                                        (dir / "two").string())
+  ASSERT_EQ(testing::run_cpm_mpi(2, "concentration --quiet " + (dir / "k.toml").string() +
+                                        " --output " + (dir / "two").string())
                 .exit_code,
             0);
   for (const char* file : {"kernel_errors.csv", "kernel_tails.csv", "kernel_speeds.csv"})

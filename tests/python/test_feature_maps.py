@@ -1,5 +1,5 @@
-"""Feature maps on arrays against their formulas (physics/feature_maps.hpp,
-transformer/attention_features.hpp), and the learned kernel as the mean of feature products."""
+"""Feature maps on arrays against their formulas (physics/random_feature_maps.hpp,
+transformer/attention_feature_maps.hpp), and the learned kernel as the mean of feature products."""
 import numpy as np
 import pytest
 

@@ -135,7 +135,7 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
     case FeatureMapKind::porf_softplus:
       return std::log1p(std::exp(dot(k)));
     case FeatureMapKind::rff:
-    case FeatureMapKind::elu:  // tested in feature_maps_extra_test.cpp
+    case FeatureMapKind::elu:  // tested in attention_feature_maps_extra_test.cpp
     case FeatureMapKind::dpfp:
     case FeatureMapKind::hedgehog:
     case FeatureMapKind::taylor:
@@ -188,9 +188,9 @@ TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
   }
 }
 
-// The batched attention features agree with physics/feature_maps.hpp's FeatureMap (the map Phase A
-// learns with): exactly for porf-softplus and softmaxfeat, and up to the per-point max-shift
-// factor for favor.
+// The batched attention features agree with physics/random_feature_maps.hpp's FeatureMap (the map
+// Phase A learns with): exactly for porf-softplus and softmaxfeat, and up to the per-point
+// max-shift factor for favor.
 TEST(AttentionFeatures, AgreeWithThePhysicsFeatureMaps) {
   const int d = 4, m = 6, n = 5;
   const auto x_values = random_vector(d * n, 41), omega = random_vector(m * d, 42);

@@ -1,0 +1,464 @@
+#pragma once
+// The feature maps of linear attention (docs/model.md §2; the particle kinds of
+// physics/random_feature_maps.hpp, whose per-point value types this batched float/double code is
+// tested against), applied to a block of tokens. φ has D_φ rows (feature_dimension); the particle
+// maps read one head's particles ω_1..ω_r ∈ R^{d_head}, the rows of Ω (r = particle_rows), the
+// projected maps their projection P in the same place, while elu and dpfp have none. Inputs are
+// scaled first, x ← s·x with s = d_head^{-1/4}, so that φ(q)·φ(k) estimates exp(qᵀk/√d_head) for
+// favor.
+//   favor        φ_k(x) = exp(ω_kᵀx − |x|²/2 − c) + ε                             D_φ = r
+//   softplus     φ_k(x) = softplus(ω_kᵀx)                                         D_φ = r
+//   softmaxfeat  φ_k(x) = exp(ω_kᵀx) / Σ_l exp(ω_lᵀx) + ε                         D_φ = r
+//   elu          φ_a(x) = elu(x_a) + 1                                            D_φ = d_head
+//   dpfp         φ_{2d(i−1)+j}(x) = r_j r_{j−i} + ε,  i = 1..ν                    D_φ = 2ν d_head
+//   hedgehog     φ(x) = [softmax(Ωx); softmax(−Ωx)] + ε                           D_φ = 2r
+//   taylor       φ(x) = [1; u; (c_ij u_i u_j)_{i≤j}],  u = P x      D_φ = 1 + d′ + d′(d′+1)/2
+//   projected dpfp   dpfp of ν on u = P x                                      D_φ = 2ν d′
+// elu + 1 is Katharopoulos et al. (2020). dpfp is the deterministic parameter-free projection of
+// Schlag, Irie & Schmidhuber (2021): r = [relu(x), relu(−x)] ∈ R^{2d}, indices mod 2d, block i is
+// r ⊙ roll(r, i) with torch.roll's direction as in the authors' code (the paper's r_{j+i} permutes
+// each block, which leaves φ(q)·φ(k) unchanged); φ is homogeneous of degree 2, so the scale s only
+// multiplies it by s², which the attention's normalisation removes. hedgehog is Zhang et al.
+// (2024) with the particles as its linear layer (no bias): two softmaxes over the r rows, each
+// summing to one, as in the authors' feature map (lolcats SoftmaxDim), whose clamp at ε is
+// replaced by + ε here.
+// The projected maps read a learned linear projection P (d′ rows, d_head columns) as their
+// particle block and act on u = s·P x ∈ R^{d′}, as Based (Arora et al. 2024) projects q and k to
+// its feature dimension d′ before its Taylor map; D_φ is then chosen through d′.
+//   taylor is Based's second-order Taylor map of exp with the upper triangle of u uᵀ in place of
+//   the full d′² outer product: c_ii = 1/√2, c_ij = 1 (i < j), row 0 is the constant 1, rows
+//   1..d′ hold u and the rows from 1 + d′ on the products (i, j), i ≤ j, i outer. Then
+//   φ(x)ᵀφ(x′) = 1 + uᵀu′ + (uᵀu′)²/2 exactly, Based's kernel with d′(d′−1)/2 fewer features
+//   (Based also divides u by d′^{1/4}: here the head's scale s and the learned P take its place).
+//   φ is not positive (u_i u_j < 0 happens) but its kernel is, 1 + z + z²/2 ≥ 1/2 for every z,
+//   so every φ(q)·φ(k), and the attention's denominator, stays positive: no ε is added.
+//   dpfp with spec.projected is dpfp of ν on u in place of s·x: D_φ = 2ν d′, 1 ≤ ν < 2 d′; with
+//   P = I (d′ = d_head) it is the native dpfp. It needs d′ ≤ kMaxDpfpProjection (a per-column
+//   buffer on the stack; the maps allocate nothing, as they run inside training steps and
+//   OpenMP regions).
+// The max-shift c of favor (per query, or one for all keys of a sequence) only rescales φ, which
+// the attention's normalisation removes; it is computed from the data and treated as a constant
+// in the backward pass. ε keeps every φ(q)·Σφ(k) away from zero (dpfp's products vanish wherever
+// the signs of x disagree). The backward pass can also accumulate the gradient with respect to
+// the particles, for particles (and projections) trained by back-propagation.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+#include "physics/random_feature_maps.hpp"
+#include "transformer/tensor_map.hpp"
+
+namespace cpm {
+
+struct FeatureMapSpec {
+  FeatureMapKind kind = FeatureMapKind::favor;
+  double epsilon = 1e-6;  // ε inside favor, softmaxfeat, dpfp and hedgehog
+  int dpfp_nu = 1;        // ν of dpfp, 1 ≤ ν < 2 d (the paper's range; 1, 2, 3 in its runs)
+  // dpfp on u = s·P x, P the particle block (d′, d_head), in place of s·x (d = d′ above). taylor
+  // is always projected; the other kinds refuse projected = true.
+  bool projected = false;
+  // τ, a temperature on the map's input: x ← τ s x. For favor, φ(τ s q)ᵀφ(τ s k) estimates
+  // exp(τ² s² qᵀk), a Gaussian kernel of bandwidth 1/τ; a study chooses τ on validation data.
+  double bandwidth = 1.0;
+};
+
+// The largest projection d′ of the projected dpfp: its forward and backward keep a column of u on
+// the stack.
+inline constexpr int kMaxDpfpProjection = 256;
+
+// True for the maps that act on u = s·P x: taylor, and dpfp with spec.projected.
+inline bool is_projected(const FeatureMapSpec& spec) {
+  return spec.kind == FeatureMapKind::taylor ||
+         (spec.kind == FeatureMapKind::dpfp && spec.projected);
+}
+
+// D_φ = 1 + d′ + d′(d′+1)/2 of the taylor map with projection size d′ ≥ 0 (as a long long: no
+// overflow for any int d′).
+inline long long taylor_feature_dimension(int projection) {
+  const long long d = projection;
+  return 1 + d + d * (d + 1) / 2;
+}
+
+// The largest d′ with 1 + d′ + d′(d′+1)/2 ≤ feature_dim, so that a study can match a D_φ budget
+// from below (the taylor map then has taylor_feature_dimension(d′) ≤ feature_dim rows); 0 when
+// no d′ ≥ 1 fits (feature_dim < 3).
+inline int taylor_projection_size(int feature_dim) {
+  int d = 0;
+  while (taylor_feature_dimension(d + 1) <= feature_dim) ++d;
+  return d;
+}
+
+namespace feature_detail {
+
+[[noreturn]] inline void refuse(const FeatureMapSpec& spec, const std::string& why) {
+  const bool projected_dpfp = spec.kind == FeatureMapKind::dpfp && spec.projected;
+  throw std::invalid_argument(feature_map_name(spec.kind) +
+                              (projected_dpfp ? " (projected) " : " ") + why);
+}
+
+// ν of dpfp against d = d_head, or d = d′ for the projected dpfp.
+inline void check_dpfp_nu(const FeatureMapSpec& spec, int d) {
+  const std::string what = spec.projected ? "d′" : "d_head";
+  if (spec.dpfp_nu < 1 || spec.dpfp_nu >= 2 * d)
+    refuse(spec, "needs 1 ≤ ν < 2 " + what + " = " + std::to_string(2 * d) +
+                     ", not ν = " + std::to_string(spec.dpfp_nu));
+}
+
+// Refuses projected = true for the kinds without a projected form.
+inline void check_projected(const FeatureMapSpec& spec) {
+  if (spec.projected && spec.kind != FeatureMapKind::dpfp && spec.kind != FeatureMapKind::taylor)
+    refuse(spec, "has no projected form (projected is for dpfp; taylor always is)");
+}
+
+// The projection size d′ of the projected dpfp: 1 ≤ d′ ≤ kMaxDpfpProjection.
+inline void check_dpfp_projection(const FeatureMapSpec& spec, int projection) {
+  if (projection < 1 || projection > kMaxDpfpProjection)
+    refuse(spec, "needs a projection of 1 ≤ d′ ≤ " + std::to_string(kMaxDpfpProjection) +
+                     " rows, not d′ = " + std::to_string(projection));
+}
+
+// dpfp's column φ (2νd entries, contiguous) from y, the scaled input (d entries, read as y(b)):
+// φ_{2d(i−1)+a} = r_a r_{a−i} + ε with r = [relu(y), relu(−y)], indices mod 2d.
+template <class T, class Y>
+void dpfp_column(const Y& y, int d, int nu, T eps, T* phi) {
+  const int d2 = 2 * d;
+  auto r = [&](int a) {
+    const T v = y(a % d);
+    return std::max(a < d ? v : -v, T(0));
+  };
+  for (int i = 1; i <= nu; ++i)
+    for (int a = 0; a < d2; ++a) phi[(i - 1) * d2 + a] = r(a) * r((a - i + d2) % d2) + eps;
+}
+
+// Its backward for one column g = dphi (2νd entries): add(b, dy_b) receives the gradient with
+// respect to y_b term by term, dr_a = g_{ia} r_{a−i} and dr_{a−i} = g_{ia} r_a passed on as
+// dy_b = ±dr_a where r_a = relu(±y_b) > 0.
+template <class T, class Y, class Add>
+void dpfp_column_backward(const Y& y, int d, int nu, const T* g, const Add& add) {
+  const int d2 = 2 * d;
+  auto r = [&](int a) {
+    const T v = y(a % d);
+    return std::max(a < d ? v : -v, T(0));
+  };
+  auto push = [&](int a, T dr) {  // dy_b += dr ∂r_a/∂y_b
+    if (r(a) > T(0)) add(a % d, a < d ? dr : -dr);
+  };
+  for (int i = 1; i <= nu; ++i)
+    for (int a = 0; a < d2; ++a) {
+      const int partner = (a - i + d2) % d2;
+      const T gi = g[(i - 1) * d2 + a];
+      push(a, gi * r(partner));
+      push(partner, gi * r(a));
+    }
+}
+
+// c ← softmax(c), shifted by its maximum (exact: softmax is shift-invariant).
+template <class V>
+void softmax_in_place(V&& c) {
+  c.array() = (c.array() - c.maxCoeff()).exp();
+  c /= ordered_sum(c);
+}
+
+// The softmax's backward: g ← p ⊙ (g − Σ_l g_l p_l) with p = f − ε, f the forward's softmax + ε.
+template <class G, class F, class T>
+void softmax_backward_in_place(G&& g, const F& f, T eps) {
+  const T inner = ordered_dot(g, f) - eps * ordered_sum(g);  // Σ_l g_l p_l
+  g.array() = (f.array() - eps) * (g.array() - inner);
+}
+
+}  // namespace feature_detail
+
+// D_φ, the rows of φ, for a head of head_size with `particles` particles, or for the projected
+// maps a projection of d′ = particles rows (elu and the native dpfp ignore them; particle_rows
+// checks the result). Throws std::invalid_argument for rff, an impossible ν, a projection
+// d′ < 1 (or above kMaxDpfpProjection for dpfp), and projected = true on a kind without it.
+inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head_size) {
+  feature_detail::check_projected(spec);
+  switch (spec.kind) {
+    case FeatureMapKind::favor:
+    case FeatureMapKind::porf_softplus:
+    case FeatureMapKind::softmaxfeat:
+      return particles;
+    case FeatureMapKind::hedgehog:
+      return 2 * particles;
+    case FeatureMapKind::elu:
+      return head_size;
+    case FeatureMapKind::dpfp:
+      if (spec.projected) {
+        feature_detail::check_dpfp_projection(spec, particles);
+        feature_detail::check_dpfp_nu(spec, particles);
+        return 2 * spec.dpfp_nu * particles;
+      }
+      feature_detail::check_dpfp_nu(spec, head_size);
+      return 2 * spec.dpfp_nu * head_size;
+    case FeatureMapKind::taylor: {
+      const long long dim = taylor_feature_dimension(particles);
+      if (particles < 1 || dim > INT_MAX)
+        feature_detail::refuse(spec,
+                               "needs a projection of d′ ≥ 1 rows with D_φ = 1 + d′ + "
+                               "d′(d′+1)/2 an int, not d′ = " +
+                                   std::to_string(particles));
+      return static_cast<int>(dim);
+    }
+    case FeatureMapKind::rff:
+      break;
+  }
+  throw std::invalid_argument("rff features can be negative: not usable in linear attention");
+}
+
+// The scale τ s of linear attention's feature input, s = d_head^{-1/4}: at τ = 1, φ(s q)ᵀφ(s k)
+// estimates exp(qᵀk/√d_head) for favor, the softmax kernel of the same head.
+template <class T>
+T feature_input_scale(const FeatureMapSpec& spec, int head_size) {
+  return static_cast<T>(spec.bandwidth / std::sqrt(std::sqrt(static_cast<double>(head_size))));
+}
+
+// The rows of the particle block Ω behind feature_dim = D_φ rows of φ: D_φ for favor,
+// porf-softplus and softmaxfeat, D_φ/2 for hedgehog, 0 for elu and dpfp; for the projected maps
+// the rows d′ of P: D_φ/(2ν) for the projected dpfp, and for taylor the d′ with
+// D_φ = 1 + d′ + d′(d′+1)/2. Throws std::invalid_argument when the kind has no D_φ = feature_dim
+// for this head size (for taylor the message names the nearest attainable D_φ).
+inline int particle_rows(const FeatureMapSpec& spec, int feature_dim, int head_size) {
+  feature_detail::check_projected(spec);
+  auto refuse = [&](const std::string& what) {
+    feature_detail::refuse(spec, "has " + what +
+                                     " rows of φ for d_head = " + std::to_string(head_size) +
+                                     ", not " + std::to_string(feature_dim));
+  };
+  switch (spec.kind) {
+    case FeatureMapKind::favor:
+    case FeatureMapKind::porf_softplus:
+    case FeatureMapKind::softmaxfeat:
+      if (feature_dim < 1) refuse("D_φ = r ≥ 1");
+      return feature_dim;
+    case FeatureMapKind::hedgehog:
+      if (feature_dim < 2 || feature_dim % 2 != 0) refuse("an even number D_φ = 2r ≥ 2 of");
+      return feature_dim / 2;
+    case FeatureMapKind::elu:
+      if (feature_dim != head_size) refuse("D_φ = d_head");
+      return 0;
+    case FeatureMapKind::dpfp: {
+      if (!spec.projected) {
+        feature_detail::check_dpfp_nu(spec, head_size);
+        if (feature_dim != 2 * spec.dpfp_nu * head_size)
+          refuse("D_φ = 2ν d_head = " + std::to_string(2 * spec.dpfp_nu * head_size));
+        return 0;
+      }
+      const int nu = spec.dpfp_nu;
+      if (nu < 1) feature_detail::refuse(spec, "needs ν ≥ 1, not ν = " + std::to_string(nu));
+      if (feature_dim < 2 * nu || feature_dim % (2 * nu) != 0)
+        feature_detail::refuse(spec,
+                               "has D_φ = 2ν d′, a multiple of 2ν = " + std::to_string(2 * nu) +
+                                   ", rows of φ, not " + std::to_string(feature_dim));
+      const int projection = feature_dim / (2 * nu);
+      feature_detail::check_dpfp_projection(spec, projection);
+      feature_detail::check_dpfp_nu(spec, projection);
+      return projection;
+    }
+    case FeatureMapKind::taylor: {
+      const int d = taylor_projection_size(feature_dim);
+      if (d >= 1 && taylor_feature_dimension(d) == feature_dim) return d;
+      std::string nearest;
+      if (d >= 1)
+        nearest =
+            std::to_string(taylor_feature_dimension(d)) + " for d′ = " + std::to_string(d) + " or ";
+      nearest +=
+          std::to_string(taylor_feature_dimension(d + 1)) + " for d′ = " + std::to_string(d + 1);
+      feature_detail::refuse(spec, "has D_φ = 1 + d′ + d′(d′+1)/2 rows of φ (the nearest: " +
+                                       nearest + "), not " + std::to_string(feature_dim));
+    }
+    case FeatureMapKind::rff:
+      break;
+  }
+  throw std::invalid_argument("rff features can be negative: not usable in linear attention");
+}
+
+// How the favor max-shift is chosen: per column (queries) or one shared over all columns (keys).
+enum class FeatureShift { per_column, shared };
+
+// The first row of φ that holds u = s Ωx: 1 for taylor (below its constant row), 0 otherwise.
+inline int projection_row(const FeatureMapSpec& spec) {
+  return spec.kind == FeatureMapKind::taylor ? 1 : 0;
+}
+
+// phi (m, n) = φ(s·x) for the n columns of x (d_head, n), m = D_φ; omega is
+// (particle_rows(spec, m, d_head), d_head) row-major (unused, and may be null, for elu and the
+// native dpfp).
+template <class T>
+void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedMap<T>& x,
+                         const T* omega, int m, T scale, FeatureShift shift) {
+  const int n = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
+  const int rows = particle_rows(spec, m, hs);
+  ConstMatrixMap<T> omega_t(omega, hs, rows);  // Ωᵀ (d_head, rows)
+  MatrixMap<T> u(phi, m, n);
+  if (rows > 0)  // Ω s x (rows, n)
+    u.middleRows(projection_row(spec), rows).noalias() = scale * (omega_t.transpose() * x);
+  const T eps = static_cast<T>(spec.epsilon);
+  switch (spec.kind) {
+    case FeatureMapKind::favor: {
+      for (int j = 0; j < n; ++j)
+        u.col(j).array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
+      if (shift == FeatureShift::shared) {
+        const T c = n > 0 ? u.maxCoeff() : T(0);
+        u.array() = (u.array() - c).exp() + eps;
+      } else {
+        for (int j = 0; j < n; ++j) {
+          const T c = u.col(j).maxCoeff();
+          u.col(j).array() = (u.col(j).array() - c).exp() + eps;
+        }
+      }
+      break;
+    }
+    case FeatureMapKind::porf_softplus:
+      // softplus(u) = max(u, 0) + log1p(exp(−|u|)), stable for large |u|.
+      u.array() = u.array().max(T(0)) + (-u.array().abs()).exp().log1p();
+      break;
+    case FeatureMapKind::rff:
+      throw std::invalid_argument("rff features can be negative: not usable in linear attention");
+    case FeatureMapKind::softmaxfeat:
+      for (int j = 0; j < n; ++j) {
+        feature_detail::softmax_in_place(u.col(j));
+        u.col(j).array() += eps;
+      }
+      break;
+    case FeatureMapKind::elu:
+      u = scale * x;  // elu(y) + 1 = y + 1 for y > 0, e^y otherwise
+      u = u.unaryExpr([](T v) { return v > T(0) ? v + T(1) : std::exp(v); });
+      break;
+    case FeatureMapKind::dpfp:
+      if (!spec.projected) {
+        for (int j = 0; j < n; ++j)
+          feature_detail::dpfp_column([&](int b) { return scale * x(b, j); }, hs, spec.dpfp_nu, eps,
+                                      &u(0, j));
+      } else {
+        T y[kMaxDpfpProjection];  // u's column, kept while φ's column overwrites it
+        for (int j = 0; j < n; ++j) {
+          std::copy_n(&u(0, j), rows, y);
+          feature_detail::dpfp_column([&](int b) { return y[b]; }, rows, spec.dpfp_nu, eps,
+                                      &u(0, j));
+        }
+      }
+      break;
+    case FeatureMapKind::hedgehog:
+      u.bottomRows(rows) = -u.topRows(rows);
+      for (int j = 0; j < n; ++j) {
+        feature_detail::softmax_in_place(u.col(j).head(rows));
+        feature_detail::softmax_in_place(u.col(j).tail(rows));
+        u.col(j).array() += eps;
+      }
+      break;
+    case FeatureMapKind::taylor: {
+      // Rows 1..d′ hold u; the products (i, j ≥ i) follow from row 1 + d′ on, row i's run
+      // u_i u_{i..d′−1} read from rows 1 + i.. before any of them is written.
+      const T c = T(1) / std::numbers::sqrt2_v<T>;  // c_ii
+      for (int j = 0; j < n; ++j) {
+        auto col = u.col(j);
+        col(0) = T(1);
+        for (int i = 0, at = 1 + rows; i < rows; at += rows - i, ++i) {
+          col.segment(at, rows - i) = col(1 + i) * col.segment(1 + i, rows - i);
+          col(at) *= c;
+        }
+      }
+      break;
+    }
+  }
+}
+
+// Differentiates the forward above with respect to x, dx (d_head, n) += J_φ(x)ᵀ dphi, and, when
+// domega is non-null, with respect to the particles, domega (rows, d_head) row-major += ∂ℓ/∂Ω.
+// dphi (m, n) is overwritten: the particle maps turn its top rows into the gradient G of the
+// pre-activations u = s Ωx, and then dx += s Ωᵀ G, dΩ += s G xᵀ.
+//   favor:       ∂φ_k/∂u_k = φ_k − ε  ⇒  G = dphi ⊙ (φ − ε), and −s²|x|²/2 adds dx −= s² x Σ_k G_k
+//   softplus:    ∂φ_k/∂u_k = σ(u_k) = 1 − e^{−φ_k}  ⇒  G = dphi ⊙ σ
+//   softmaxfeat: p = φ − ε  ⇒  G = p ⊙ (dphi − Σ_l dphi_l p_l)
+//   hedgehog:    p, p̄ = the halves of φ − ε  ⇒  G = p ⊙ (dphi⁺ − dphi⁺·p) − p̄ ⊙ (dphi⁻ − dphi⁻·p̄)
+//   taylor:      rows 1..d′ of φ are u itself, so G_k = dphi_{u_k} + Σ_{j≠k} dphi_{kj} u_j
+//                + √2 dphi_{kk} u_k over the products (i, j) = (k, j) or (j, k), i ≤ j
+//   projected dpfp: G = dy of the native dpfp below on y = u (recomputed per column from P and x)
+// The taylor G sits in rows 1..d′ of dphi (it only reads the rows after them), the projected
+// dpfp's in the top d′ rows.
+// elu and dpfp act on y = s x directly:
+//   elu:   ∂φ_a/∂x_a = s min(φ_a, 1)  (s for y_a > 0, s e^{y_a} = s φ_a otherwise)
+//   dpfp:  φ_{ia} = r_a r_{a−i}  ⇒  dr_a += dphi_{ia} r_{a−i},  dr_{a−i} += dphi_{ia} r_a,
+//          dx_b += s (dr_b [y_b > 0] − dr_{d+b} [y_b < 0])
+template <class T>
+void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi, const T* phi,
+                          const ConstStridedMap<T>& x, const T* omega, int m, T scale,
+                          T* domega = nullptr) {
+  const int n = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
+  const int rows = particle_rows(spec, m, hs);
+  ConstMatrixMap<T> omega_t(omega, hs, rows);
+  MatrixMap<T> g(dphi, m, n);
+  ConstMatrixMap<T> f(phi, m, n);
+  const T eps = static_cast<T>(spec.epsilon);
+  switch (spec.kind) {
+    case FeatureMapKind::favor:
+      g.array() *= f.array() - eps;
+      for (int j = 0; j < n; ++j) dx.col(j) -= (scale * scale * ordered_sum(g.col(j))) * x.col(j);
+      break;
+    case FeatureMapKind::porf_softplus:
+      g.array() *= -(-f.array()).expm1();
+      break;
+    case FeatureMapKind::rff:
+      throw std::invalid_argument("rff features can be negative: not usable in linear attention");
+    case FeatureMapKind::softmaxfeat:
+      for (int j = 0; j < n; ++j)
+        feature_detail::softmax_backward_in_place(g.col(j), f.col(j), eps);
+      break;
+    case FeatureMapKind::elu:
+      dx.array() += scale * g.array() * f.array().min(T(1));
+      break;
+    case FeatureMapKind::dpfp:
+      if (!spec.projected) {
+        for (int j = 0; j < n; ++j)
+          feature_detail::dpfp_column_backward([&](int b) { return scale * x(b, j); }, hs,
+                                               spec.dpfp_nu, &g(0, j),
+                                               [&](int b, T dy) { dx(b, j) += scale * dy; });
+      } else {
+        T y[kMaxDpfpProjection], gy[kMaxDpfpProjection];  // u and G of one column
+        for (int j = 0; j < n; ++j) {
+          for (int b = 0; b < rows; ++b) y[b] = scale * ordered_dot(omega_t.col(b), x.col(j));
+          std::fill_n(gy, rows, T(0));
+          feature_detail::dpfp_column_backward([&](int b) { return y[b]; }, rows, spec.dpfp_nu,
+                                               &g(0, j), [&](int b, T dy) { gy[b] += dy; });
+          std::copy_n(gy, rows, &g(0, j));  // the column's dphi is read: G in its top rows
+        }
+      }
+      break;
+    case FeatureMapKind::hedgehog:
+      for (int j = 0; j < n; ++j) {
+        auto plus = g.col(j).head(rows);
+        auto minus = g.col(j).tail(rows);
+        feature_detail::softmax_backward_in_place(plus, f.col(j).head(rows), eps);
+        feature_detail::softmax_backward_in_place(minus, f.col(j).tail(rows), eps);
+        plus -= minus;  // u enters the second softmax as −u
+      }
+      break;
+    case FeatureMapKind::taylor: {
+      const T root2 = std::numbers::sqrt2_v<T>;  // ∂(c_kk u_k²)/∂u_k = √2 u_k
+      for (int j = 0; j < n; ++j) {
+        auto gj = g.col(j);
+        const auto uj = f.col(j).segment(1, rows);
+        for (int i = 0, at = 1 + rows; i < rows; at += rows - i, ++i) {
+          const int rest = rows - i - 1;  // the products (i, j > i) at rows at + 1..
+          const auto gq = gj.segment(at + 1, rest);
+          gj(1 + i) += root2 * gj(at) * uj(i) + ordered_dot(gq, uj.segment(i + 1, rest));
+          gj.segment(2 + i, rest) += uj(i) * gq;
+        }
+      }
+      break;
+    }
+  }
+  if (rows == 0) return;
+  const auto gu = g.middleRows(projection_row(spec), rows);
+  dx.noalias() += scale * (omega_t * gu);  // (d_head, rows)(rows, n)
+  if (domega) {
+    MatrixMap<T> domega_t(domega, hs, rows);  // (∂ℓ/∂Ω)ᵀ
+    domega_t.noalias() += scale * (x * gu.transpose());
+  }
+}
+
+}  // namespace cpm
