@@ -39,7 +39,6 @@ Command run_command() {
               mpi = std::make_unique<MpiEnvironment>();
               environment.ranks = RankGroup(MPI_COMM_WORLD);
             }
-            environment.mpi = [&mpi]() -> const MpiEnvironment& { return *mpi; };
             const std::string source =
                 options->config.empty() ? "embedded default" : options->config;
             PreparedCommand run;

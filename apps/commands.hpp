@@ -103,12 +103,8 @@ inline std::vector<CommandArgument> result_arguments(ResultFlags& flags,
 
 // Runs `command` (experiments/result_commands.hpp) on the configuration of `flags`: its text is
 // read and checked first, MPI starts only when the study asks for it.
-inline void run_result_command(const std::string& command, const ResultFlags& flags,
-                               const std::string& fallback = "",
-                               const std::string& fallback_source = "") {
-  const PreparedCommand prepared =
-      prepare_command(command, flags.config_text(fallback, fallback_source),
-                      flags.config.empty() ? fallback_source : flags.config);
+inline void run_result_command(const std::string& command, const ResultFlags& flags) {
+  const PreparedCommand prepared = prepare_command(command, flags.config_text(), flags.config);
   std::unique_ptr<MpiEnvironment> mpi;
   const CommandEnvironment environment{[&mpi]() -> const MpiEnvironment& {
                                          if (!mpi) mpi = std::make_unique<MpiEnvironment>();

@@ -12,8 +12,13 @@ namespace cpm {
 std::string with_output_directory(const std::string& toml_text, const std::string& source,
                                   const std::string& directory) {
   if (directory.empty()) return toml_text;
-  TomlReader::parse(toml_text, source);  // a syntax error is reported as every reader reports it
-  toml::table root = toml::parse(toml_text, source);
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source);
+  } catch (const toml::parse_error&) {
+    TomlReader::parse(toml_text, source);  // throws the syntax error as every reader reports it
+    throw;
+  }
   toml::node* output = root.get("output");
   if (output && !output->is_table())
     throw InputError(source + ": output: expected a table (--output sets output.directory)");

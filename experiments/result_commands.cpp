@@ -1,7 +1,7 @@
 #include "experiments/result_commands.hpp"
 
-#include <map>
 #include <memory>
+#include <utility>
 
 #include "config/features_config.hpp"
 #include "config/kernel_config.hpp"
@@ -43,8 +43,9 @@ PreparedCommand over_ranks(Config config, std::string directory, Study study) {
       [c, study](const CommandOptions& o, const CommandEnvironment& e) { study(e.mpi(), *c, o); }};
 }
 
-const std::map<std::string, Prepare>& table() {
-  static const std::map<std::string, Prepare> commands = {
+// Every command, in the order of result_command_names().
+const std::vector<std::pair<std::string, Prepare>>& table() {
+  static const std::vector<std::pair<std::string, Prepare>> commands = {
       {"run",
        [](const std::string& text, const std::string& source) {
          auto c = std::make_shared<const RunConfig>(parse_run_config(text, source));
@@ -105,20 +106,21 @@ const std::map<std::string, Prepare>& table() {
 }  // namespace
 
 const std::vector<std::string>& result_command_names() {
-  static const std::vector<std::string> names = {"run",    "converge", "ldp",   "concentration",
-                                                 "kernel", "features", "train", "recall"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& command : table()) n.push_back(command.first);
+    return n;
+  }();
   return names;
 }
 
 PreparedCommand prepare_command(const std::string& command, const std::string& toml_text,
                                 const std::string& source) {
-  const auto found = table().find(command);
-  if (found == table().end()) {
-    std::string list;
-    for (const auto& name : result_command_names()) list += (list.empty() ? "" : ", ") + name;
-    throw InputError("command: unknown command '" + command + "' (" + list + ")");
-  }
-  return found->second(toml_text, source);
+  for (const auto& [name, prepare] : table())
+    if (name == command) return prepare(toml_text, source);
+  std::string list;
+  for (const auto& name : result_command_names()) list += (list.empty() ? "" : ", ") + name;
+  throw InputError("command: unknown command '" + command + "' (" + list + ")");
 }
 
 }  // namespace cpm
