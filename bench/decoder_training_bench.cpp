@@ -5,7 +5,7 @@
 // positions each), causal softmax and causal linear (favor) attention at L = 128 and L = 1024.
 // PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
 // GFLOP/s and their fraction of the measured FMA throughput stand beside.
-//   build/bin/decoder_training_bench [--steps N]
+//   build/bin/decoder_training_bench [--rounds R] [--steps N]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
 
@@ -22,11 +22,13 @@
 
 int main(int argc, char** argv) {
   cpm::print_instruction_set();
-  int steps = 10;
-  for (int i = 1; i + 1 < argc; ++i)
+  int rounds = 5, steps = 2;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);
-  if (steps < 1) {
-    std::fprintf(stderr, "usage: %s [--steps N], N ≥ 1\n", argv[0]);
+  }
+  if (rounds < 1 || steps < 1) {
+    std::fprintf(stderr, "usage: %s [--rounds R] [--steps N], R, N ≥ 1\n", argv[0]);
     return 2;
   }
   const int threads = omp_get_max_threads(), batch = 32;
@@ -34,23 +36,19 @@ int main(int argc, char** argv) {
       "decoder training tokens/s, batch %d, d_model 64, 4 heads, 2 layers, d_ff 128, m 64, "
       "vocabulary %d, L/16 scored positions per sequence, %d threads\n",
       batch, cpm::bench::kDecoderVocabulary, threads);
-  cpm::bench::TrainingComparison table(threads);
+  cpm::bench::TrainingComparison table(threads, rounds, steps);
   for (const auto& [attention, length] : {std::pair<std::string, int>{"kernel-favor", 128},
                                           {"kernel-favor", 1024},
                                           {"softmax", 128},
                                           {"softmax", 1024}}) {
-    double rate = 0.0, flops = 0.0;
-    {  // freed before PyTorch runs
-      cpm::bench::DecoderStepBench bench(
-          attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
-          length);
-      rate = batch * length / bench.seconds_per_step(2, steps);
-      flops = cpm::bench::training_step_flops(bench.model.shape(), batch, length, length / 16);
-    }
-    table.row(attention, length, rate, flops, double(batch) * length, "decoder",
+    cpm::bench::DecoderStepBench bench(
+        attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
+        length);
+    table.row(attention, length, bench,
+              cpm::bench::training_step_flops(bench.model.shape(), batch, length, length / 16),
+              double(batch) * length, "decoder",
               "--attention " + attention + " --length " + std::to_string(length) +
-                  " --vocabulary " + std::to_string(cpm::bench::kDecoderVocabulary) + " --steps " +
-                  std::to_string(steps));
+                  " --vocabulary " + std::to_string(cpm::bench::kDecoderVocabulary));
   }
   table.print_anchors();
   return 0;

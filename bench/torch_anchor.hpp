@@ -1,15 +1,15 @@
 #pragma once
 // PyTorch as the anchor of the training benchmarks: the reference script (tests/torch_reference.py
-// --model <model> --bench) run as a child process on the same cores, once per BLAS behind its
+// --model <model> --serve) run as a child process on the same cores, once per BLAS behind its
 // matrix products. Debian's PyTorch calls whichever libblas.so.3 the loader finds; LD_LIBRARY_PATH
 // picks OpenBLAS (installed by `make bench`: libopenblas0-pthread) or the reference BLAS. The
-// script prints its tokens/s and what it ran on (tests/torch_blas.py), which the benchmarks print
-// below the table.
+// script says what it runs on (tests/torch_blas.py), which the benchmarks print below the table.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,30 +36,76 @@ inline std::vector<TorchBlas> torch_blas_choices() {
           {"reference", "LD_LIBRARY_PATH=" + lib + "/blas:" + lib + "/lapack", lib + "/blas"}};
 }
 
-struct TorchRate {
-  double tokens_per_second = 0.0;  // 0: the run failed or the BLAS is not installed
-  std::string ran_on;              // e.g. "OpenBLAS 0.3.21 (kernels Haswell, 2 threads); ATen …"
-};
+// The reference script (`/usr/bin/python3 <source>/tests/torch_reference.py --model <model>
+// --serve <arguments>`, `model` classifier or decoder) as a child process with the BLAS `blas`,
+// built and warmed up once; `tokens_per_second(n)` has it run n training steps while this
+// process waits, so that cpm's and PyTorch's blocks of steps can alternate in time.
+class TorchServer {
+ public:
+  TorchServer(const std::string& model, const std::string& arguments, const TorchBlas& blas) {
+    struct stat info;
+    if (stat(blas.probe.c_str(), &info) != 0) {
+      ran_on_ = blas.name + " not installed (make bench installs it)";
+      return;
+    }
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+    const std::string command = "exec env " + blas.environment + " /usr/bin/python3 " +
+                                std::string(CPM_SOURCE_DIR) + "/tests/torch_reference.py --model " +
+                                model + " --serve " + arguments + " 2>/dev/null";
+    child_ = fork();
+    if (child_ == 0) {
+      dup2(to_child[0], STDIN_FILENO);
+      dup2(from_child[1], STDOUT_FILENO);
+      for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    requests_ = fdopen(to_child[1], "w");
+    answers_ = fdopen(from_child[0], "r");
+    const std::string first = read_line();
+    ready_ = !first.empty();
+    ran_on_ = ready_ ? first : "PyTorch run failed";
+  }
 
-// Runs `/usr/bin/python3 <source>/tests/torch_reference.py --model <model> --bench <arguments>`
-// with the BLAS `blas`; `model` is classifier or decoder.
-inline TorchRate run_torch(const std::string& model, const std::string& arguments,
-                           const TorchBlas& blas) {
-  struct stat info;
-  if (stat(blas.probe.c_str(), &info) != 0)
-    return {0.0, blas.name + " not installed (make bench installs it)"};
-  const std::string command = blas.environment + " /usr/bin/python3 " +
-                              std::string(CPM_SOURCE_DIR) + "/tests/torch_reference.py --model " +
-                              model + " --bench " + arguments + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  TorchRate rate;
-  char line[512] = {0};
-  if (!pipe || !std::fgets(line, sizeof line, pipe.get())) return {0.0, "PyTorch run failed"};
-  char* tab = nullptr;
-  rate.tokens_per_second = std::strtod(line, &tab);
-  if (tab && *tab == '\t') rate.ran_on = std::string(tab + 1);
-  while (!rate.ran_on.empty() && rate.ran_on.back() == '\n') rate.ran_on.pop_back();
-  return rate;
-}
+  TorchServer(const TorchServer&) = delete;
+  TorchServer& operator=(const TorchServer&) = delete;
+
+  ~TorchServer() {  // end of input ends the script
+    if (requests_) std::fclose(requests_);
+    if (answers_) std::fclose(answers_);
+    if (child_ > 0) waitpid(child_, nullptr, 0);
+  }
+
+  bool ready() const { return ready_; }
+  const std::string& ran_on() const { return ran_on_; }
+
+  // Tokens/s of `steps` training steps; 0 if the child failed.
+  double tokens_per_second(int steps) {
+    if (!ready_) return 0.0;
+    std::fprintf(requests_, "%d\n", steps);
+    std::fflush(requests_);
+    const std::string answer = read_line();
+    ready_ = !answer.empty();
+    return ready_ ? std::strtod(answer.c_str(), nullptr) : 0.0;
+  }
+
+ private:
+  std::string read_line() {
+    char line[512] = {0};
+    if (!answers_ || !std::fgets(line, sizeof line, answers_)) return {};
+    std::string text(line);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
+
+  pid_t child_ = -1;
+  FILE* requests_ = nullptr;
+  FILE* answers_ = nullptr;
+  bool ready_ = false;
+  std::string ran_on_;
+};
 
 }  // namespace cpm::bench

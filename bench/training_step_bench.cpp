@@ -10,7 +10,6 @@
 // prints the seconds per step of each and their ratio, the median over the pairs of blocks.
 #include <omp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "bench/attention_bench_support.hpp"
+#include "bench/median.hpp"
 #include "parallel/thread_governor.hpp"
 
 namespace {
@@ -29,12 +29,6 @@ double seconds_of(int steps, const std::function<double()>& step) {
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < steps; ++s) step();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / steps;
-}
-
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const std::size_t n = x.size();
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 // Blocks of 5 steps, alternately on one thread and on every thread.
@@ -52,7 +46,8 @@ int print_scaling(const std::function<double()>& step, int steps) {
   std::printf(
       "seconds per step: 1 thread %.6f, %d threads %.6f; speed-up %.3f (median of %zu "
       "pairs of %d-step blocks)\n",
-      median(one), threads, median(all), median(ratio), ratio.size(), kBlock);
+      cpm::bench::median(one), threads, cpm::bench::median(all), cpm::bench::median(ratio),
+      ratio.size(), kBlock);
   return 0;
 }
 

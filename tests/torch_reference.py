@@ -25,8 +25,11 @@ torch.nn.Conv1d), x <- x + BaseConv(LN1(x)), the odd layers with attention.
                    write the logits, the loss and every parameter gradient (float64), then, if
                    the input asks for them (config steps), the losses of a few AdamW steps on the
                    same batch and the parameters after them
-  --bench ...      training tokens/s on random data (forward + backward + AdamW step): the
-                   classifier on full-length sequences, the decoder on MQAR-like batches
+  --serve ...      time training steps on random data (forward + backward + AdamW step; the
+                   classifier on full-length sequences, the decoder on MQAR-like batches) on
+                   request: prints what torch runs on, then for every line "n" read from stdin
+                   runs n steps and prints their tokens/s (bench/torch_anchor.hpp alternates
+                   these blocks with cpm's steps); ends at end of input
 """
 import argparse
 import math
@@ -360,7 +363,7 @@ class Decoder(Transformer):
 
         v gets a column of ones, so that the same products accumulate z beside S.
 
-        "chunked" (the default, used by --bench) is the chunkwise-parallel form of causal linear
+        "chunked" (the default, used by --serve) is the chunkwise-parallel form of causal linear
         attention (Hua et al. 2022, "Transformer quality in linear time"): per chunk of c tokens
         the masked (c x c) product A = phi_q phi_k^T covers the chunk's own keys, and an exclusive
         cumsum over the chunks' states phi_k^T v the earlier ones; everything is batched matmuls
@@ -465,8 +468,8 @@ def check(model_class, inp, out):
             write("after." + name, p.detach())
 
 
-def bench(model_class, args):
-    """Prints `tokens/s<TAB>what torch ran on` (the line bench/torch_anchor.hpp reads)."""
+def serve(model_class, args):
+    """Prints `what torch ran on`, then answers each stdin line `n` with the tokens/s of n steps."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     attention, feature_map = "softmax", "favor"
@@ -490,18 +493,21 @@ def bench(model_class, args):
 
     for _ in range(args.warmup):
         step()
-    start = time.perf_counter()
-    for _ in range(args.steps):
-        step()
-    seconds = time.perf_counter() - start
-    print(f"{args.batch * args.length * args.steps / seconds:.1f}\t{torch_blas.describe()}")
+    print(torch_blas.describe(), flush=True)
+    for line in sys.stdin:
+        steps = int(line)
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        seconds = time.perf_counter() - start
+        print(f"{args.batch * args.length * steps / seconds:.1f}", flush=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", choices=MODELS, required=True)
     parser.add_argument("--check", nargs="+", metavar="IN OUT")
-    parser.add_argument("--bench", action="store_true")
+    parser.add_argument("--serve", action="store_true")
     parser.add_argument("--length", type=int, default=128)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--d-model", dest="d_model", type=int, default=64)
@@ -514,7 +520,6 @@ if __name__ == "__main__":
                         help="softmax or kernel-<map>, map favor (either model), porf-softplus or "
                              "softmaxfeat (classifier)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=2)
     decoder = parser.add_argument_group("decoder only")
     decoder.add_argument("--scored", type=int, default=0, help="scored positions per sequence (0: L/16)")
@@ -532,8 +537,8 @@ if __name__ == "__main__":
             parser.error("--check takes pairs IN OUT")
         for i in range(0, len(args.check), 2):
             check(model_class, args.check[i], args.check[i + 1])
-    elif args.bench:
-        bench(model_class, args)
+    elif args.serve:
+        serve(model_class, args)
     else:
         parser.print_help()
         sys.exit(2)
