@@ -1,5 +1,5 @@
 #pragma once
-// What a build of cpm is: its version, the `git describe` of the sources it was configured from,
+// What a build of cpm is: its version, the `git describe` of the sources it was built from,
 // the compiler, the instruction set it was compiled for and the versions of the libraries it
 // uses. `cpm --version` prints it; every run records it (run_info.txt, run.h5, config.toml).
 #include <string>
@@ -10,7 +10,7 @@ namespace cpm {
 
 struct BuildInfo {
   std::string version;          // cpm's own, e.g. "0.1"
-  std::string git_describe;     // at configure time; "unknown" outside a git checkout
+  std::string git_describe;     // when built; "unknown" outside a git checkout
   std::string compiler;         // e.g. "GNU 12.2.0"
   std::string build_type;       // CMake's, e.g. "Release"
   std::string instruction_set;  // the SIMD level compiled for, e.g. "AVX-512 (-march=native)"
