@@ -85,6 +85,14 @@ struct ResultFlags {
   }
 };
 
+// --output and --quiet, with the same help for every command that takes them.
+inline CommandArgument output_argument(ResultFlags& flags) {
+  return value("--output", &flags.output, "output folder (overrides output.directory)");
+}
+inline CommandArgument quiet_argument(ResultFlags& flags) {
+  return flag("--quiet", &flags.quiet, "no progress output");
+}
+
 // The same arguments, with the same help, for every command that writes results: the
 // configuration file (required unless `config_required` is false), --overwrite, --output,
 // --quiet and, when `restart_help` says what it continues from, --restart.
@@ -94,8 +102,7 @@ inline std::vector<CommandArgument> result_arguments(ResultFlags& flags,
   std::vector<CommandArgument> arguments = {
       value("config", &flags.config, "TOML configuration file", config_required),
       flag("--overwrite", &flags.options.overwrite, "replace results in an existing output folder"),
-      value("--output", &flags.output, "output folder (overrides output.directory)"),
-      flag("--quiet", &flags.quiet, "no progress output")};
+      output_argument(flags), quiet_argument(flags)};
   if (!restart_help.empty())
     arguments.push_back(value("--restart", &flags.options.restart, restart_help));
   return arguments;

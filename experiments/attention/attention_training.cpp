@@ -266,7 +266,8 @@ void run_train_command(const TrainConfig& config, const CommandOptions& options)
   run_comparison_experiment(config, options);
 }
 
-void run_eval_command(const TrainConfig& config, const std::string& checkpoint_path) {
+void run_eval_command(const TrainConfig& config, const std::string& checkpoint_path,
+                      bool describe) {
   const std::string path =
       checkpoint_path.empty() ? config.output_directory + "/model.h5" : checkpoint_path;
   const ModelCheckpoint checkpoint = load_model_checkpoint(path);
@@ -287,9 +288,10 @@ void run_eval_command(const TrainConfig& config, const std::string& checkpoint_p
   const auto conditions =
       evaluate_conditions(model, task.evaluation, config.training.batch_size,
                           config.evaluation.robustness, config.evaluation.perturbation_seed);
-  std::cout << task.dataset << " " << task.evaluation_split << " (" << task.evaluation.size()
-            << " examples), " << checkpoint_text(checkpoint, "variant", path) << " from " << path
-            << "\n";
+  if (describe)
+    std::cout << task.dataset << " " << task.evaluation_split << " (" << task.evaluation.size()
+              << " examples), " << checkpoint_text(checkpoint, "variant", path) << " from " << path
+              << "\n";
   print_metrics(std::cout, conditions);
 }
 

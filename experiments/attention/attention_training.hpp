@@ -62,8 +62,9 @@ std::string training_checkpoint_path(const std::string& directory);
 // The whole `cpm train CONFIG` command: a single run, or the experiment of the configuration.
 void run_train_command(const TrainConfig& config, const CommandOptions& options);
 
-// `cpm eval CONFIG [--checkpoint FILE]`: the metrics of a saved model on the configured data.
-void run_eval_command(const TrainConfig& config, const std::string& checkpoint);
+// `cpm eval CONFIG [--checkpoint FILE]`: the metrics of a saved model on the configured data,
+// after a line naming the data and the model when `describe` is set.
+void run_eval_command(const TrainConfig& config, const std::string& checkpoint, bool describe);
 
 // `cpm predict CHECKPOINT`: one line per text, "label<TAB>p_0 … p_{C−1}".
 void run_predict_command(const std::string& checkpoint, const std::vector<std::string>& texts);

@@ -58,6 +58,16 @@ TEST(TrainCommand, TrainsEvaluatesAndPredictsOnSst2Slice) {
   EXPECT_EQ(run_cpm("predict " + (out / "model.h5").string() + " --text 'a moving , funny film'")
                 .exit_code,
             0);
+  // eval's --output names the training run's folder, as train's does; --quiet leaves the metrics.
+  const auto moved = dir / "moved";
+  std::filesystem::rename(out, moved);
+  EXPECT_NE(run_cpm("eval " + (dir / "train.toml").string()).exit_code, 0);  // no model in out
+  const std::string quiet = testing::read_command_output(
+      std::string(CPM_BINARY) + " eval " + (dir / "train.toml").string() + " --output " +
+      moved.string() + " --quiet");
+  EXPECT_EQ(quiet.find(" from "), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.rfind("condition", 0), 0u) << quiet;
+  EXPECT_NE(quiet.find("clean"), std::string::npos) << quiet;
 }
 
 TEST(TrainCommand, PhaseAAfterWarmUpEpochsWorks) {
