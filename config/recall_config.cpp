@@ -10,6 +10,16 @@
 
 namespace cpm {
 
+const std::vector<std::string>& names(RecallTask) {
+  static const std::vector<std::string> n = {"associative_retrieval", "mqar"};
+  return n;
+}
+
+const std::vector<std::string>& names(AlignmentTarget) {
+  static const std::vector<std::string> n = {"", "softmax", "matching", "capacity"};
+  return n;
+}
+
 namespace {
 
 // The arm without its suffixes.
@@ -137,8 +147,8 @@ std::vector<int> positive_list(TomlReader& r, const std::string& key,
 }
 
 void read_data(TomlReader r, RecallTaskConfig& t) {
-  t.dataset = r.choice("dataset", {"associative_retrieval", "mqar"});
-  const bool mqar = t.dataset == "mqar";
+  t.dataset = r.enumerated<RecallTask>("dataset");
+  const bool mqar = t.dataset == RecallTask::mqar;
   t.pairs = positive_list(r, "pairs", mqar ? std::vector<int>{4, 8} : t.pairs);
   if (mqar) {
     t.lengths = positive_list(r, "lengths", {64, 128});
@@ -220,22 +230,29 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
   r.finish();
 }
 
+// A non-empty list of Phase A targets; matching and capacity need one matching key per query.
+std::vector<AlignmentTarget> read_targets(TomlReader& r, RecallTask task) {
+  std::vector<AlignmentTarget> targets;
+  for (const std::string& name : r.strings("targets")) {
+    require(r, name == "softmax" || name == "matching" || name == "capacity", "targets",
+            "holds '" + name + "': expected softmax, matching or capacity");
+    require(
+        r, name == "softmax" || task == RecallTask::associative_retrieval, "targets",
+        "\"" + name + "\" needs dataset = \"associative_retrieval\" (one matching key per query)");
+    targets.push_back(enum_from_name<AlignmentTarget>(name));
+  }
+  require(r, !targets.empty(), "targets", "needs at least one entry");
+  return targets;
+}
+
 void read_phase_a(TomlReader r, RecallPhaseAConfig& p, const RecallConfig& c, int head_size) {
   p.after_steps = non_negative_count(r, "after_steps", p.after_steps);
   require(
       r, p.after_steps < c.training.steps, "after_steps",
       "must be below training.steps = " + std::to_string(c.training.steps) + " (0: half of them)");
   if (p.after_steps == 0) p.after_steps = c.training.steps / 2;
-  p.targets = r.strings("targets", p.targets);
-  require(r, !p.targets.empty(), "targets", "needs at least one entry");
-  for (const std::string& target : p.targets) {
-    require(r, target == "softmax" || target == "matching" || target == "capacity", "targets",
-            "holds '" + target + "': expected softmax, matching or capacity");
-    require(r, target == "softmax" || c.task.dataset == "associative_retrieval", "targets",
-            "\"" + target +
-                "\" needs dataset = \"associative_retrieval\" (one matching key per query)");
-  }
-  p.examples = positive_count(r, "examples", c.task.dataset == "mqar" ? 8 : 256);
+  if (r.has("targets")) p.targets = read_targets(r, c.task.dataset);
+  p.examples = positive_count(r, "examples", c.task.dataset == RecallTask::mqar ? 8 : 256);
   p.gamma = r.number("gamma", p.gamma);
   require(r, p.gamma > 0.0 && std::isfinite(p.gamma), "gamma", "must be a positive number");
   if (r.has("radius")) {
@@ -274,16 +291,7 @@ void read_arm_grids(TomlReader grids, RecallConfig& c) {
       grid.learning_rates = g.numbers("learning_rates");
       positive(g, "learning_rates", *grid.learning_rates);
     }
-    if (g.has("targets")) {
-      grid.targets = g.strings("targets");
-      require(g, !grid.targets->empty(), "targets", "needs at least one entry");
-      for (const std::string& target : *grid.targets) {
-        require(g, target == "softmax" || target == "matching" || target == "capacity", "targets",
-                "holds '" + target + "': expected softmax, matching or capacity");
-        require(g, target == "softmax" || c.task.dataset == "associative_retrieval", "targets",
-                "\"" + target + "\" needs dataset = \"associative_retrieval\"");
-      }
-    }
+    if (g.has("targets")) grid.targets = read_targets(g, c.task.dataset);
     g.finish();
     c.arm_grids[name] = grid;
   }
@@ -303,18 +311,18 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
   RecallConfig c;
   c.source = source;
   read_data(root.table("data"), c.task);
-  read_model(root.table("model"), c.model, c.task.dataset == "mqar");
+  read_model(root.table("model"), c.model, c.task.dataset == RecallTask::mqar);
   read_training(root.table("training"), c.training);
   {
     TomlReader e = root.table("experiment");
     c.variants = e.strings("variants", c.variants);
     require(e, !c.variants.empty(), "variants", "needs at least one arm");
     const int head_size =
-        c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model;
+        c.task.dataset == RecallTask::mqar ? c.model.d_model / c.model.heads : c.model.d_model;
     for (const auto& v : c.variants) {
       try {
         const RecallVariant arm = parse_recall_variant(v);
-        if (arm.feature_input != FeatureInput::fixed && c.task.dataset == "mqar")
+        if (arm.feature_input != FeatureInput::fixed && c.task.dataset == RecallTask::mqar)
           throw std::invalid_argument(
               "a learned temperature or metric is an arm of "
               "associative_retrieval only");
@@ -337,8 +345,9 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
     require(e, !c.seeds.empty(), "seeds", "needs at least one seed");
     e.finish();
   }
-  read_phase_a(root.table("phase_a"), c.phase_a, c,
-               c.task.dataset == "mqar" ? c.model.d_model / c.model.heads : c.model.d_model);
+  read_phase_a(
+      root.table("phase_a"), c.phase_a, c,
+      c.task.dataset == RecallTask::mqar ? c.model.d_model / c.model.heads : c.model.d_model);
   read_arm_grids(root.table("grid"), c);
   c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();

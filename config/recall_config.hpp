@@ -15,6 +15,15 @@
 
 namespace cpm {
 
+// The two tasks ([data] dataset).
+enum class RecallTask { associative_retrieval, mqar };
+const std::vector<std::string>& names(RecallTask);  // "associative_retrieval", "mqar"
+
+// What Phase A's linear attention weights align to ([phase_a] targets; none: an arm without
+// Phase A, whose name is empty).
+enum class AlignmentTarget { none, softmax, matching, capacity };
+const std::vector<std::string>& names(AlignmentTarget);  // "", "softmax", "matching", "capacity"
+
 // An arm of the study: "softmax", "uniform", "elu", "dpfp1".."dpfp3", "hedgehog" (its linear map
 // trained with the network), "taylor" (Based's second-order Taylor map behind a learned
 // projection to d′, D_φ = 1 + d′ + d′(d′+1)/2 ≤ the configured D_φ), "projected-dpfp1".."3"
@@ -55,7 +64,7 @@ struct RecallVariant {
 RecallVariant parse_recall_variant(const std::string& name);
 
 struct RecallTaskConfig {
-  std::string dataset = "associative_retrieval";  // associative_retrieval | mqar
+  RecallTask dataset = RecallTask::associative_retrieval;
   // associative_retrieval: S for each size; key and value symbols (0: S, as the anchor);
   // embedding e (0: int(1.1 (keys + values)), as the anchor).
   std::vector<int> pairs = {20, 40};
@@ -118,7 +127,7 @@ struct RecallPhaseAConfig {
   //   capacity   matching, and every key of an example attending to itself alone among the
   //              example's keys: distinct keys' features as close to orthogonal as the map allows
   //              (associative_retrieval only)
-  std::vector<std::string> targets = {"softmax"};
+  std::vector<AlignmentTarget> targets = {AlignmentTarget::softmax};
   // Training examples whose queries and keys align; absent: 256 for associative retrieval, 8
   // sequences for MQAR (every position a query, L(L+1)/2 pairs per sequence).
   int examples = 256;
@@ -144,7 +153,7 @@ struct RecallPhaseAConfig {
 // setting a pilot chose on validation, so that the full study runs only it.
 struct RecallArmGrid {
   std::optional<std::vector<double>> bandwidths, learning_rates;
-  std::optional<std::vector<std::string>> targets;
+  std::optional<std::vector<AlignmentTarget>> targets;
 };
 
 struct RecallConfig {

@@ -1,11 +1,17 @@
 #include "config/train_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "config/toml_reader.hpp"
 
 namespace cpm {
+
+const std::vector<std::string>& names(ClassificationDataset) {
+  static const std::vector<std::string> n = {"sst2", "rotten_tomatoes", "qqp", "fashion_mnist"};
+  return n;
+}
 
 std::string AttentionVariant::name() const {
   if (attention == AttentionKind::softmax) return "softmax";
@@ -32,10 +38,10 @@ AttentionVariant parse_attention_variant(const std::string& name) {
 namespace {
 
 void read_data(TomlReader r, DataConfig& d) {
-  const std::string name = r.string("dataset", d.dataset);
+  const std::string name = r.string("dataset", name_of(d.dataset));
   require(r, name != "associative_retrieval" && name != "mqar", "dataset",
           "'" + name + "' is a recall task (run it with `cpm recall`)");
-  d.dataset = r.choice("dataset", {"sst2", "rotten_tomatoes", "qqp", "fashion_mnist"}, d.dataset);
+  d.dataset = r.enumerated<ClassificationDataset>("dataset", d.dataset);
   d.directory = r.string("directory", "");
   d.train_path = r.string("train_path", "");
   d.eval_path = r.string("eval_path", "");
@@ -52,7 +58,7 @@ void read_data(TomlReader r, DataConfig& d) {
   d.split_seed = static_cast<std::uint64_t>(r.integer("split_seed", 1));
   d.pixel_levels = positive_count(r, "pixel_levels", d.pixel_levels);
   require(r, d.pixel_levels <= 256, "pixel_levels", "must be at most 256");
-  if (d.dataset == "qqp") {
+  if (d.dataset == ClassificationDataset::qqp) {
     require(r, !d.train_path.empty(), "train_path", "qqp needs the GLUE train.tsv path");
     require(r, !d.eval_path.empty(), "eval_path", "qqp needs the GLUE dev.tsv path");
   }
@@ -159,10 +165,12 @@ void read_experiment(TomlReader r, ExperimentConfig& e) {
     require(r, e.variants.empty() || any_kernel, "variants",
             "the paired protocol needs at least one kernel-<map> variant");
   }
-  e.datasets = r.strings("datasets", std::vector<std::string>{});
-  for (const auto& d : e.datasets)
-    require(r, d == "sst2" || d == "rotten_tomatoes" || d == "qqp" || d == "fashion_mnist",
-            "datasets", "unknown data set '" + d + "'");
+  for (const std::string& d : r.strings("datasets", std::vector<std::string>{})) {
+    const auto& known = names(ClassificationDataset{});
+    require(r, std::find(known.begin(), known.end(), d) != known.end(), "datasets",
+            "unknown data set '" + d + "'");
+    e.datasets.push_back(enum_from_name<ClassificationDataset>(d));
+  }
   r.finish();
 }
 

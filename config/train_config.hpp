@@ -24,8 +24,12 @@ struct AttentionVariant {
 // Throws InputError-free std::invalid_argument with the list of valid names.
 AttentionVariant parse_attention_variant(const std::string& name);
 
+// The classification data sets ([data] dataset, [experiment] datasets).
+enum class ClassificationDataset { sst2, rotten_tomatoes, qqp, fashion_mnist };
+const std::vector<std::string>& names(ClassificationDataset);  // "sst2", "rotten_tomatoes", …
+
 struct DataConfig {
-  std::string dataset = "sst2";  // sst2 | rotten_tomatoes | qqp | fashion_mnist
+  ClassificationDataset dataset = ClassificationDataset::sst2;
   std::string directory;  // default: CPM_DATA_DIR/<dataset>, or the Fashion-MNIST package folder
   std::string train_path, eval_path;  // qqp only: GLUE train.tsv and dev.tsv
   int max_length = 64;
@@ -99,7 +103,7 @@ struct ExperimentConfig {
   int bootstrap_samples = 2000;          // paired: resamples of the bootstrap interval
   bool keep_checkpoints = false;         // paired: keep each checkpoint.h5 after its arms ran
   std::vector<std::uint64_t> seeds = {1, 2, 3};
-  std::vector<std::string> datasets;  // empty: data.dataset only
+  std::vector<ClassificationDataset> datasets;  // empty: data.dataset only
 };
 
 struct TrainConfig {

@@ -18,11 +18,12 @@ const std::string kFashionMnistDirectory = "/usr/share/datasets/fashion-mnist";
 std::string data_directory(const DataConfig& c) {
   std::string dir = c.directory;
   if (dir.empty())
-    dir = c.dataset == "fashion_mnist" ? kFashionMnistDirectory
-                                       : std::string(CPM_DATA_DIR) + "/" + c.dataset;
-  if (c.dataset != "qqp" && !std::filesystem::is_directory(dir))
+    dir = c.dataset == ClassificationDataset::fashion_mnist
+              ? kFashionMnistDirectory
+              : std::string(CPM_DATA_DIR) + "/" + name_of(c.dataset);
+  if (c.dataset != ClassificationDataset::qqp && !std::filesystem::is_directory(dir))
     throw InputError(dir + ": data folder not found (set data.directory in the configuration, " +
-                     (c.dataset == "fashion_mnist"
+                     (c.dataset == ClassificationDataset::fashion_mnist
                           ? std::string("or install dataset-fashion-mnist)")
                           : std::string("or configure the build with -DCPM_DATA_DIR=<folder "
                                         "holding sst2/ and rotten_tomatoes/>)")));
@@ -51,8 +52,10 @@ SequenceSet encode(const Tokenizer& tokenizer, const TextExamples& e, int max_le
 ExperimentTasks load_experiment_tasks(const TrainConfig& config) {
   const ExperimentConfig& e = config.experiment;
   ExperimentTasks t;
-  t.datasets = e.datasets.empty() ? std::vector<std::string>{config.data.dataset} : e.datasets;
-  for (const auto& dataset : t.datasets) {
+  const std::vector<ClassificationDataset> datasets =
+      e.datasets.empty() ? std::vector<ClassificationDataset>{config.data.dataset} : e.datasets;
+  for (const ClassificationDataset dataset : datasets) {
+    t.datasets.push_back(name_of(dataset));
     DataConfig data = config.data;
     if (dataset != data.dataset) data.directory.clear();
     data.dataset = dataset;
@@ -65,10 +68,10 @@ ExperimentTasks load_experiment_tasks(const TrainConfig& config) {
 AttentionTask load_attention_task(const DataConfig& config,
                                   const std::optional<std::vector<std::string>>& vocabulary) {
   AttentionTask task;
-  task.dataset = config.dataset;
+  task.dataset = name_of(config.dataset);
   task.max_length = config.max_length;
   const std::string dir = data_directory(config);
-  if (config.dataset == "fashion_mnist") {
+  if (config.dataset == ClassificationDataset::fashion_mnist) {
     // Tokens: 0 padding, 1 unknown, 2 separator (unused), then one per grey level.
     constexpr int kFirstPixelToken = 3;
     task.evaluation_split = "test";
@@ -85,23 +88,21 @@ AttentionTask load_attention_task(const DataConfig& config,
   }
   TextExamples train, evaluation;
   const bool need_train = !vocabulary.has_value();
-  if (config.dataset == "sst2") {
+  if (config.dataset == ClassificationDataset::sst2) {
     task.evaluation_split = "dev";
     if (need_train) train = read_sst2_tsv(dir + "/train.tsv");
     evaluation = read_sst2_tsv(dir + "/dev.tsv");
-  } else if (config.dataset == "rotten_tomatoes") {
+  } else if (config.dataset == ClassificationDataset::rotten_tomatoes) {
     task.evaluation_split = "test";
     TextSplits s =
         read_rotten_tomatoes(dir + "/rt-polarity.pos", dir + "/rt-polarity.neg", config.split_seed);
     train = std::move(s.train);
     evaluation = std::move(s.test);
-  } else if (config.dataset == "qqp") {
+  } else {  // qqp
     task.evaluation_split = "dev";
     task.pairs = true;
     if (need_train) train = read_qqp_tsv(config.train_path);
     evaluation = read_qqp_tsv(config.eval_path);
-  } else {
-    throw InputError("data.dataset: unknown data set '" + config.dataset + "'");
   }
   limit(train, config.train_limit);
   limit(evaluation, config.eval_limit);

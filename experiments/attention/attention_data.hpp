@@ -30,7 +30,7 @@ AttentionTask load_attention_task(const DataConfig& config,
 // [data] settings (a data set other than [data]'s takes its default folder), all read before
 // anything is written.
 struct ExperimentTasks {
-  std::vector<std::string> datasets;
+  std::vector<std::string> datasets;  // their names, as the reports and folders write them
   std::vector<DataConfig> data;
   std::vector<AttentionTask> tasks;
 };

@@ -43,10 +43,10 @@ void draw_particles(float* particles, int blocks, int rows, int d, const RecallM
 // Target weights for Phase A of one retrieval head. Queries [0, n) are the examples' queries;
 // with the capacity target, queries [n, n + n_k S) are the keys of the first n_k examples, each
 // attending to its own key alone.
-void set_retrieval_targets(AttentionTargets& t, const std::string& target,
+void set_retrieval_targets(AttentionTargets& t, AlignmentTarget target,
                            const AssociativeRetrievalSet& train, int n, int n_k, int S,
                            double softmax_temperature) {
-  if (target == "softmax") {
+  if (target == AlignmentTarget::softmax) {
     set_softmax_targets(t, softmax_temperature);
     return;
   }
@@ -107,7 +107,7 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
   const int S = spec_.pairs, d = config_.model.d_model, B = config_.training.batch_size;
   const int n = std::min(p.examples, static_cast<int>(train_.query.size()));
   // The capacity target's key queries: as many pairs (n_k S²) as the matching part's (n S).
-  const int n_k = setting_.target == "capacity" ? (n + S - 1) / S : 0;
+  const int n_k = setting_.target == AlignmentTarget::capacity ? (n + S - 1) / S : 0;
   const double tau = setting_.bandwidth;  // φ reads τ q and τ k
   AttentionTargets t;
   t.queries.resize(n + static_cast<Eigen::Index>(n_k) * S, d);

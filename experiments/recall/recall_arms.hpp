@@ -17,10 +17,10 @@
 namespace cpm {
 
 // One point of an arm's grid: the bandwidth τ of its feature map, for kernel arms Phase A's
-// target (empty otherwise), and the learning rate (0: [training] learning_rate).
+// target (none otherwise), and the learning rate (0: [training] learning_rate).
 struct RecallArmSetting {
   double bandwidth = 1.0;
-  std::string target;
+  AlignmentTarget target = AlignmentTarget::none;
   double learning_rate = 0.0;
 };
 

@@ -32,8 +32,8 @@ std::string exact(double x) {
 std::string table_row(const RecallRun& r, const std::string& selected) {
   const CapacityDiagnostic& c = r.capacity;
   std::ostringstream o;
-  o << r.task << ',' << r.variant << ',' << r.feature_budget << ',' << r.feature_dim << ','
-    << exact(r.setting.bandwidth) << ',' << r.setting.target << ','
+  o << name_of(r.task) << ',' << r.variant << ',' << r.feature_budget << ',' << r.feature_dim << ','
+    << exact(r.setting.bandwidth) << ',' << name_of(r.setting.target) << ','
     << exact(r.setting.learning_rate) << ',' << r.seed << ',' << r.size << ',' << r.pairs << ','
     << exact(r.accuracy) << ',' << exact(r.loss) << ',' << exact(r.validation_accuracy) << ','
     << exact(r.validation_loss) << ',' << r.best_step << ',' << exact(r.seconds) << ','
@@ -50,8 +50,8 @@ std::string predictions_row(const RecallRun& r) {
   for (bool right : r.correct) bits.push_back(right ? '1' : '0');
   std::ostringstream o;
   o << r.variant << ',' << r.feature_budget << ',' << r.size << ',' << exact(r.setting.bandwidth)
-    << ',' << r.setting.target << ',' << exact(r.setting.learning_rate) << ',' << r.seed << ','
-    << bits << '\n';
+    << ',' << name_of(r.setting.target) << ',' << exact(r.setting.learning_rate) << ',' << r.seed
+    << ',' << bits << '\n';
   return o.str();
 }
 
@@ -100,7 +100,7 @@ int integer(const std::string& field) {
 
 std::string recall_run_key(const RecallRun& r) {
   return r.variant + '|' + std::to_string(r.feature_budget) + '|' + std::to_string(r.size) + '|' +
-         exact(r.setting.bandwidth) + '|' + r.setting.target + '|' +
+         exact(r.setting.bandwidth) + '|' + name_of(r.setting.target) + '|' +
          exact(r.setting.learning_rate) + '|' + std::to_string(r.seed);
 }
 
@@ -138,7 +138,7 @@ std::vector<RecallRun> read_recall_journal(const std::string& directory) {
               key.variant = f[0];
               key.feature_budget = integer(f[1]);
               key.size = integer(f[2]);
-              key.setting = {number(f[3]), f[4], number(f[5])};
+              key.setting = {number(f[3]), enum_from_name<AlignmentTarget>(f[4]), number(f[5])};
               key.seed = std::stoull(f[6]);
               std::vector<bool> bits;
               for (char c : f[7]) {
@@ -152,11 +152,11 @@ std::vector<RecallRun> read_recall_journal(const std::string& directory) {
     if (f.size() != kTableColumns)
       throw std::invalid_argument("expected " + std::to_string(kTableColumns) + " fields");
     RecallRun r;
-    r.task = f[0];
+    r.task = enum_from_name<RecallTask>(f[0]);
     r.variant = f[1];
     r.feature_budget = integer(f[2]);
     r.feature_dim = integer(f[3]);
-    r.setting = {number(f[4]), f[5], number(f[6])};
+    r.setting = {number(f[4]), enum_from_name<AlignmentTarget>(f[5]), number(f[6])};
     r.seed = std::stoull(f[7]);
     r.size = integer(f[8]);
     r.pairs = integer(f[9]);

@@ -92,17 +92,18 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
   std::set<double> rates;
   for (const RecallRun& r : runs) rates.insert(r.setting.learning_rate);
   auto describe = [&](const RecallArmSetting& s) {
-    return "τ = " + text("%g", s.bandwidth) + (s.target.empty() ? "" : ", " + s.target) +
+    return "τ = " + text("%g", s.bandwidth) +
+           (s.target == AlignmentTarget::none ? "" : ", " + name_of(s.target)) +
            (rates.size() > 1 ? ", rate " + text("%g", s.learning_rate) : "");
   };
   for (const RecallRun& r : runs) {
-    const Point p{r.variant, budget_of(r), r.setting.bandwidth, r.setting.target,
+    const Point p{r.variant, budget_of(r), r.setting.bandwidth, name_of(r.setting.target),
                   r.setting.learning_rate};
     if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
     validation[{p, r.size}].push_back(r.validation_accuracy);
     selected[{p, r.size}] = r.selected;
     grid_of[{r.variant, budget_of(r)}].insert(
-        {r.setting.bandwidth, r.setting.target, r.setting.learning_rate});
+        {r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate});
   }
   bool any = false;
   for (const auto& [arm, grid] : grid_of) any = any || grid.size() > 1;
@@ -118,7 +119,8 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
   for (const Point& p : points) {
     const auto& [variant, budget, tau, target, rate] = p;
     if (grid_of[{variant, budget}].size() < 2) continue;
-    out << "| " << arm_name({variant, budget}) << ", " << describe({tau, target, rate}) << " |";
+    out << "| " << arm_name({variant, budget}) << ", "
+        << describe({tau, enum_from_name<AlignmentTarget>(target), rate}) << " |";
     for (int size : sizes) {
       const auto it = validation.find({p, size});
       if (it == validation.end()) {
@@ -260,8 +262,8 @@ void write_paired_section(std::ostream& out, const Grouped& g, const std::string
 void write_recall_summary(const std::string& path, const std::vector<RecallRun>& runs) {
   const Grouped g = group(runs);
   std::ofstream out(path);
-  const std::string task = runs.empty() ? "" : runs.front().task;
-  const std::string size_name = task == "mqar" ? "L" : "S";
+  const std::string task = runs.empty() ? "" : name_of(runs.front().task);
+  const std::string size_name = !runs.empty() && runs.front().task == RecallTask::mqar ? "L" : "S";
   std::set<std::uint64_t> seeds;
   for (const auto& r : runs) seeds.insert(r.seed);
   out << "# Recall study: " << task << " (" << seeds.size() << " seed"
@@ -323,7 +325,7 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
 
 void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& runs) {
   const Grouped g = group(runs);
-  const bool mqar = !runs.empty() && runs.front().task == "mqar";
+  const bool mqar = !runs.empty() && runs.front().task == RecallTask::mqar;
   Panel panel{"", mqar ? "sequence length L" : "pairs S", "test accuracy", false, false, {}, {}};
   // One colour per variant; its first D_φ drawn solid, larger ones dashed.
   std::vector<std::string> variants;

@@ -11,7 +11,8 @@
 namespace cpm {
 
 struct RecallRun {
-  std::string task, variant;
+  RecallTask task = RecallTask::associative_retrieval;
+  std::string variant;
   int feature_budget = 0;  // the configured D_φ of particle and projected maps (0: a fixed size)
   int feature_dim = 0;     // D_φ, the rows of φ (0: softmax, uniform)
   RecallArmSetting setting;

@@ -17,7 +17,8 @@ void select_recall_settings(std::vector<RecallRun>& runs) {
   std::map<Cell, std::set<std::uint64_t>> seeds_of;
   for (const RecallRun& r : runs) {
     const Cell cell{r.variant, r.feature_budget, r.size};
-    Sums& s = cells[cell][{r.setting.bandwidth, r.setting.target, r.setting.learning_rate}];
+    Sums& s =
+        cells[cell][{r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate}];
     s.accuracy += r.validation_accuracy;
     s.loss += r.validation_loss;
     s.seeds.insert(r.seed);
@@ -41,8 +42,9 @@ void select_recall_settings(std::vector<RecallRun>& runs) {
   }
   for (RecallRun& r : runs) {
     const auto it = chosen.find({r.variant, r.feature_budget, r.size});
-    r.selected = it != chosen.end() && it->second == Point{r.setting.bandwidth, r.setting.target,
-                                                           r.setting.learning_rate};
+    r.selected = it != chosen.end() &&
+                 it->second ==
+                     Point{r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate};
   }
 }
 

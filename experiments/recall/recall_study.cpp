@@ -32,7 +32,7 @@ std::string settings_fingerprint(const RecallConfig& c) {
   const RecallPhaseAConfig& p = c.phase_a;
   std::ostringstream o;
   o.precision(17);
-  o << "data.dataset = " << t.dataset << "\ndata.key_symbols = " << t.key_symbols
+  o << "data.dataset = " << name_of(t.dataset) << "\ndata.key_symbols = " << t.key_symbols
     << "\ndata.value_symbols = " << t.value_symbols << "\ndata.embedding = " << t.embedding
     << "\ndata.vocabulary = " << t.vocabulary << "\ndata.alpha = " << t.alpha
     << "\ndata.random_non_queries = " << t.random_non_queries
@@ -107,12 +107,13 @@ std::vector<PlannedRun> plan_runs(const RecallConfig& c) {
       const std::vector<double> bandwidths = variant.scale_sensitive()
                                                  ? own.bandwidths.value_or(c.model.bandwidths)
                                                  : std::vector<double>{1.0};
-      const std::vector<std::string> targets =
-          variant.kernel ? own.targets.value_or(c.phase_a.targets) : std::vector<std::string>{""};
+      const std::vector<AlignmentTarget> targets =
+          variant.kernel ? own.targets.value_or(c.phase_a.targets)
+                         : std::vector<AlignmentTarget>{AlignmentTarget::none};
       const std::vector<double>& rates = recall_learning_rates(c, name);
       for (int budget : budgets)
         for (double tau : bandwidths)
-          for (const std::string& target : targets)
+          for (AlignmentTarget target : targets)
             for (double rate : rates)
               for (std::uint64_t seed : c.seeds)
                 plan.push_back({variant, budget, {tau, target, rate}, size, seed});
@@ -124,7 +125,8 @@ std::string planned_key(const RecallConfig& c, const PlannedRun& p) {
   RecallRun r;
   r.variant = p.variant.name;
   r.feature_budget = p.variant.particles ? p.budget : 0;
-  r.size = c.task.dataset == "mqar" ? c.task.lengths[p.size_index] : c.task.pairs[p.size_index];
+  r.size = c.task.dataset == RecallTask::mqar ? c.task.lengths[p.size_index]
+                                              : c.task.pairs[p.size_index];
   r.setting = p.setting;
   r.seed = p.seed;
   return recall_run_key(r);
@@ -150,9 +152,10 @@ std::vector<RecallRun> train_plan(const RecallConfig& config, const std::vector<
       if (!teachers.count(teacher_key)) {  // trained again if its run was recorded earlier
         RecallTrainingOptions t = training;
         t.trained = &teachers[teacher_key];
-        run_recall_arm(config, parse_recall_variant("softmax"), 0,
-                       {1.0, "", recall_learning_rates(config, "softmax").front()}, p.size_index,
-                       p.seed, t);
+        run_recall_arm(
+            config, parse_recall_variant("softmax"), 0,
+            {1.0, AlignmentTarget::none, recall_learning_rates(config, "softmax").front()},
+            p.size_index, p.seed, t);
       }
       o.start = &teachers[teacher_key];
     } else if (p.variant.name == "softmax" &&

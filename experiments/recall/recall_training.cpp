@@ -116,7 +116,7 @@ void optimise(Arm& arm, const RecallConfig& c, const RecallVariant& variant, std
 RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& variant,
                          int feature_budget, const RecallArmSetting& setting, int size_index,
                          std::uint64_t seed, const RecallTrainingOptions& options) {
-  const bool mqar = config.task.dataset == "mqar";
+  const bool mqar = config.task.dataset == RecallTask::mqar;
   RecallRun run;
   run.task = config.task.dataset;
   run.variant = variant.name;
@@ -129,11 +129,11 @@ RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& varian
   const int head_size = mqar ? config.model.d_model / config.model.heads : config.model.d_model;
   const int feature_dim = recall_feature_dim(variant, feature_budget, head_size);
   std::ostringstream label;
-  label << run.task << ' ' << run.variant;
+  label << name_of(run.task) << ' ' << run.variant;
   if (variant.attention == AttentionKind::linear) {
     label << " D=" << feature_dim;
     if (variant.scale_sensitive()) label << " τ=" << setting.bandwidth;
-    if (!setting.target.empty()) label << ' ' << setting.target;
+    if (setting.target != AlignmentTarget::none) label << ' ' << name_of(setting.target);
   }
   if (config.training.learning_rates.size() > 1) label << " rate " << setting.learning_rate;
   label << (mqar ? " L=" : " S=") << run.size << " seed " << seed;

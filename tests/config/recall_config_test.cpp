@@ -80,7 +80,8 @@ TEST(RecallConfig, BandwidthsTargetsAndLearnedInputsAreChecked) {
           "\"matching\"]\n",
       "x.toml");
   EXPECT_EQ(c.model.bandwidths, (std::vector<double>{0.25, 0.5}));
-  EXPECT_EQ(c.phase_a.targets, (std::vector<std::string>{"capacity", "matching"}));
+  EXPECT_EQ(c.phase_a.targets,
+            (std::vector<AlignmentTarget>{AlignmentTarget::capacity, AlignmentTarget::matching}));
   EXPECT_EQ(parse_recall_config(retrieval, "x.toml").model.bandwidths, std::vector<double>{1.0});
   EXPECT_NE(error_of(retrieval + "[model]\nbandwidths = [0.5, 0]\n").find("model.bandwidths"),
             std::string::npos);

@@ -79,21 +79,22 @@ TEST(RecallArm, ArmsStartFromTheSoftmaxTeacherAndAlignToItsWeights) {
   std::vector<float> teacher;
   RecallTrainingOptions train = kQuiet;
   train.trained = &teacher;
-  const RecallRun softmax =
-      run_recall_arm(c, parse_recall_variant("softmax"), 0, {1.0, "", 0.0}, 0, 4, train);
+  const RecallRun softmax = run_recall_arm(c, parse_recall_variant("softmax"), 0,
+                                           {1.0, AlignmentTarget::none, 0.0}, 0, 4, train);
   ASSERT_FALSE(teacher.empty());
   RecallTrainingOptions start = kQuiet;
   start.start = &teacher;
   const RecallRun taught = run_recall_arm(c, parse_recall_variant("kernel-favor@softmax"), 32,
-                                          {0.35, "softmax", 0.0}, 0, 4, start);
+                                          {0.35, AlignmentTarget::softmax, 0.0}, 0, 4, start);
   EXPECT_GT(taught.phase_a_kl_before, 0.0);
   EXPECT_LT(taught.phase_a_kl_after, taught.phase_a_kl_before);
   EXPECT_NEAR(taught.effective_bandwidth, 0.35, 0.35);  // τ times the particles' length ratio
   // The vanilla arm from the same teacher, and from scratch: the start changes the run.
-  const RecallRun from_teacher = run_recall_arm(c, parse_recall_variant("vanilla-favor@softmax"),
-                                                32, {0.35, "", 0.0}, 0, 4, start);
-  const RecallRun from_scratch =
-      run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32, {0.35, "", 0.0}, 0, 4, kQuiet);
+  const RecallRun from_teacher =
+      run_recall_arm(c, parse_recall_variant("vanilla-favor@softmax"), 32,
+                     {0.35, AlignmentTarget::none, 0.0}, 0, 4, start);
+  const RecallRun from_scratch = run_recall_arm(c, parse_recall_variant("vanilla-favor"), 32,
+                                                {0.35, AlignmentTarget::none, 0.0}, 0, 4, kQuiet);
   EXPECT_NE(from_teacher.loss, from_scratch.loss);
   EXPECT_GT(softmax.accuracy, 0.5);
 }
