@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "tests/command_runner.hpp"
+#include "tests/stopped_command.hpp"
 
 namespace cpm {
 namespace {
@@ -14,10 +15,13 @@ using testing::read_file;
 using testing::run_cpm;
 using testing::write_file;
 
-std::string tiny(const std::filesystem::path& out, const std::string& extra = "") {
+std::string tiny(const std::filesystem::path& out, const std::string& extra = "",
+                 const std::string& ns = "[4, 8]", int replicas = 20) {
   return "[features]\ndim = 2\n" + extra +
          "[points]\ncount = 16\n[coulomb]\nsteps = 50\n"
-         "[ldp]\nns = [4, 8]\nreplicas = 20\nbetas = [1.0]\ndeltas = [0.1, 0.3]\n"
+         "[ldp]\nns = " +
+         ns + "\nreplicas = " + std::to_string(replicas) +
+         "\nbetas = [1.0]\ndeltas = [0.1, 0.3]\n"
          "[output]\ndirectory = \"" +
          out.string() + "\"\n";
 }
@@ -52,6 +56,35 @@ TEST(ConcentrationCommand, TwoRanksWriteTheSameErrorsAndTailsAsOne) {
             0);
   for (const char* file : {"kernel_errors.csv", "kernel_tails.csv", "kernel_speeds.csv"})
     EXPECT_EQ(read_file(dir / "one" / file), read_file(dir / "two" / file)) << file;
+}
+
+// SIGTERM a tenth of the way through: exit 143, the finished replicas in a checkpoint and one line
+// naming the command that continues; that command writes the uninterrupted study's tables.
+TEST(ConcentrationCommand, SigtermStopsTheStudyAndTheRestartWritesTheSameTables) {
+  const auto dir = fresh_directory("concentration_stop");
+  write_file(dir / "k.toml", tiny(dir / "stopped", "", "[8, 16]", 6000));
+  const std::string err =
+      testing::stopped_by_sigterm("concentration", dir / "k.toml", "cpm concentration  10%");
+  ASSERT_FALSE(err.empty());
+  const std::string checkpoint = (dir / "stopped" / "replicas.checkpoint").string();
+  const std::string line = testing::stop_line(err);
+  EXPECT_NE(line.find("replicas saved in " + checkpoint + "; continue with: cpm concentration"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(line.find("--restart " + checkpoint), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "stopped" / "kernel_tails.csv"));
+
+  const auto continued =
+      run_cpm("concentration --quiet " + (dir / "k.toml").string() + " --restart " + checkpoint);
+  ASSERT_EQ(continued.exit_code, 0) << continued.standard_error;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  const auto whole = run_cpm("concentration --quiet " + (dir / "k.toml").string() + " --output " +
+                             (dir / "whole").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.standard_error;
+  for (const char* file : {"kernel_errors.csv", "kernel_tails.csv", "kernel_speeds.csv"}) {
+    EXPECT_EQ(read_file(dir / "stopped" / file), read_file(dir / "whole" / file)) << file;
+    EXPECT_FALSE(read_file(dir / "whole" / file).empty()) << file;
+  }
 }
 
 TEST(ConcentrationCommand, BadInputStopsWithOneLineAndExitCodeTwo) {
