@@ -8,8 +8,6 @@
 #include <omp.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
@@ -21,14 +19,7 @@
 int main(int argc, char** argv) {
   cpm::print_instruction_set();
   int rounds = 5, steps = 2;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);
-  }
-  if (rounds < 1 || steps < 1) {
-    std::fprintf(stderr, "usage: %s [--rounds R] [--steps N], R, N ≥ 1\n", argv[0]);
-    return 2;
-  }
+  if (!cpm::bench::read_rounds_and_steps(argc, argv, rounds, steps)) return 2;
   const int threads = omp_get_max_threads(), batch = 32;
   std::printf(
       "classifier training tokens/s, batch %d, d_model 64, 4 heads, 2 layers, m 64, %d threads\n",

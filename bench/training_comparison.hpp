@@ -14,6 +14,8 @@
 // waiting.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,18 @@
 #include "bench/torch_anchor.hpp"
 
 namespace cpm::bench {
+
+// --rounds R and --steps N of the command line into `rounds` and `steps`; false, after the usage
+// line, when either is below 1.
+inline bool read_rounds_and_steps(int argc, char** argv, int& rounds, int& steps) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);
+  }
+  if (rounds >= 1 && steps >= 1) return true;
+  std::fprintf(stderr, "usage: %s [--rounds R] [--steps N], R, N ≥ 1\n", argv[0]);
+  return false;
+}
 
 class TrainingComparison {
  public:
