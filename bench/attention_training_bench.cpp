@@ -3,7 +3,7 @@
 // both on the same cores: d_model 64, 4 heads, 2 layers, m = 64, batch 32, at L = 128 and L = 1024.
 // PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
 // GFLOP/s and their fraction of the measured FMA throughput stand beside.
-//   build/bin/attention_training_bench [--rounds R] [--steps N]
+//   build/bin/attention_training_bench [--rounds R] [--steps N] [--length L]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
 
@@ -18,17 +18,18 @@
 
 int main(int argc, char** argv) {
   cpm::print_instruction_set();
-  int rounds = 5, steps = 2;
-  if (!cpm::bench::read_rounds_and_steps(argc, argv, rounds, steps)) return 2;
+  cpm::bench::ComparisonArguments arguments;
+  if (!cpm::bench::read_comparison_arguments(argc, argv, arguments)) return 2;
   const int threads = omp_get_max_threads(), batch = 32;
   std::printf(
       "classifier training tokens/s, batch %d, d_model 64, 4 heads, 2 layers, m 64, %d threads\n",
       batch, threads);
-  cpm::bench::TrainingComparison table(threads, rounds, steps);
+  cpm::bench::TrainingComparison table(threads, arguments.rounds, arguments.steps);
   for (const auto& [attention, length] : {std::pair<std::string, int>{"kernel-favor", 128},
                                           {"kernel-favor", 1024},
                                           {"softmax", 128},
                                           {"softmax", 1024}}) {
+    if (!arguments.wants(length)) continue;
     cpm::bench::TrainingStepBench bench(
         attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
         length);

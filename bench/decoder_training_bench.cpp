@@ -5,7 +5,7 @@
 // positions each), causal softmax and causal linear (favor) attention at L = 128 and L = 1024.
 // PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
 // GFLOP/s and their fraction of the measured FMA throughput stand beside.
-//   build/bin/decoder_training_bench [--rounds R] [--steps N]
+//   build/bin/decoder_training_bench [--rounds R] [--steps N] [--length L]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
 
@@ -20,18 +20,19 @@
 
 int main(int argc, char** argv) {
   cpm::print_instruction_set();
-  int rounds = 5, steps = 2;
-  if (!cpm::bench::read_rounds_and_steps(argc, argv, rounds, steps)) return 2;
+  cpm::bench::ComparisonArguments arguments;
+  if (!cpm::bench::read_comparison_arguments(argc, argv, arguments)) return 2;
   const int threads = omp_get_max_threads(), batch = 32;
   std::printf(
       "decoder training tokens/s, batch %d, d_model 64, 4 heads, 2 layers, d_ff 128, m 64, "
       "vocabulary %d, L/16 scored positions per sequence, %d threads\n",
       batch, cpm::bench::kDecoderVocabulary, threads);
-  cpm::bench::TrainingComparison table(threads, rounds, steps);
+  cpm::bench::TrainingComparison table(threads, arguments.rounds, arguments.steps);
   for (const auto& [attention, length] : {std::pair<std::string, int>{"kernel-favor", 128},
                                           {"kernel-favor", 1024},
                                           {"softmax", 128},
                                           {"softmax", 1024}}) {
+    if (!arguments.wants(length)) continue;
     cpm::bench::DecoderStepBench bench(
         attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
         length);

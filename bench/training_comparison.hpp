@@ -26,15 +26,22 @@
 
 namespace cpm::bench {
 
-// --rounds R and --steps N of the command line into `rounds` and `steps`; false, after the usage
-// line, when either is below 1.
-inline bool read_rounds_and_steps(int argc, char** argv, int& rounds, int& steps) {
+// The benchmarks' command line: --rounds R, --steps N and --length L (only the rows of that L).
+struct ComparisonArguments {
+  int rounds = 5, steps = 2;
+  int length = 0;  // 0: every row
+  bool wants(int row_length) const { return length == 0 || length == row_length; }
+};
+
+// false, after the usage line, when R or N is below 1.
+inline bool read_comparison_arguments(int argc, char** argv, ComparisonArguments& a) {
   for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--rounds") == 0) a.rounds = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--steps") == 0) a.steps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--length") == 0) a.length = std::atoi(argv[i + 1]);
   }
-  if (rounds >= 1 && steps >= 1) return true;
-  std::fprintf(stderr, "usage: %s [--rounds R] [--steps N], R, N ≥ 1\n", argv[0]);
+  if (a.rounds >= 1 && a.steps >= 1) return true;
+  std::fprintf(stderr, "usage: %s [--rounds R] [--steps N] [--length L], R, N ≥ 1\n", argv[0]);
   return false;
 }
 
