@@ -234,7 +234,7 @@ void read_training(TomlReader r, RecallTrainingConfig& t) {
 std::vector<AlignmentTarget> read_targets(TomlReader& r, RecallTask task) {
   std::vector<AlignmentTarget> targets;
   for (const std::string& name : r.strings("targets")) {
-    require(r, name == "softmax" || name == "matching" || name == "capacity", "targets",
+    require(r, !name.empty() && is_name_of<AlignmentTarget>(name), "targets",
             "holds '" + name + "': expected softmax, matching or capacity");
     require(
         r, name == "softmax" || task == RecallTask::associative_retrieval, "targets",

@@ -1,6 +1,5 @@
 #include "config/train_config.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -166,9 +165,7 @@ void read_experiment(TomlReader r, ExperimentConfig& e) {
             "the paired protocol needs at least one kernel-<map> variant");
   }
   for (const std::string& d : r.strings("datasets", std::vector<std::string>{})) {
-    const auto& known = names(ClassificationDataset{});
-    require(r, std::find(known.begin(), known.end(), d) != known.end(), "datasets",
-            "unknown data set '" + d + "'");
+    require(r, is_name_of<ClassificationDataset>(d), "datasets", "unknown data set '" + d + "'");
     e.datasets.push_back(enum_from_name<ClassificationDataset>(d));
   }
   r.finish();

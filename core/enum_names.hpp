@@ -17,6 +17,13 @@ const std::string& name_of(E e) {
   return names(e)[static_cast<std::size_t>(e)];
 }
 
+// Whether `name` names an enumerator of E.
+template <class E>
+bool is_name_of(const std::string& name) {
+  const std::vector<std::string>& all = names(E{});
+  return std::find(all.begin(), all.end(), name) != all.end();
+}
+
 // The enumerator named `name`; std::invalid_argument for another name.
 template <class E>
 E enum_from_name(const std::string& name) {

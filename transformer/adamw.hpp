@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "transformer/elementwise.hpp"
 #include "transformer/interleaved_sum.hpp"
 
 namespace cpm {
@@ -36,12 +37,8 @@ template <class T>
 double clip_gradient_norm(std::vector<T>& g, double max_norm) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.size());
   const double norm = std::sqrt(chunked_sum(g.data(), n, [](double x) { return x * x; }));
-  if (max_norm > 0.0 && norm > max_norm) {
-    const T scale = static_cast<T>(max_norm / norm);
-    T* x = g.data();
-#pragma omp parallel for simd schedule(static) if (n >= 65536)
-    for (std::ptrdiff_t i = 0; i < n; ++i) x[i] *= scale;
-  }
+  if (max_norm > 0.0 && norm > max_norm)
+    parallel_scale(g.data(), static_cast<T>(max_norm / norm), n);
   return norm;
 }
 
