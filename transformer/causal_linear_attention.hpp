@@ -104,10 +104,12 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       kv_t = kv.template cast<T>();
       o_c.noalias() = kv_t.transpose() * fq_c;    // Sᵀ φq_i: earlier chunks (d_head, w)
       o_c.noalias() += v_c * scores.transpose();  // Σ_{j≤i} A_ij v_j: this chunk
+      double own[kCausalChunk] = {};  // Σ_{j≤i} A_ij, column after column (vectorised over i)
+      for (int j = 0; j < w; ++j)
+        for (int i = j; i < w; ++i) own[i] += scores(i, j);
       for (int i = 0; i < w; ++i) {
-        double den = kAttentionDenominatorGuard;
-        for (int r = 0; r < m; ++r) den += static_cast<double>(fq_c(r, i)) * z[r];
-        for (int j = 0; j <= i; ++j) den += scores(i, j);
+        const double den = kAttentionDenominatorGuard +
+                           ordered_dot(fq_c.col(i).template cast<double>(), z) + own[i];
         inv[t0 + i] = static_cast<T>(1.0 / den);
         o_c.col(i) *= inv[t0 + i];
       }

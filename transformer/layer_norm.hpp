@@ -18,10 +18,8 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, 
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < tokens; ++n) {
     const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
-    double s = 0.0, s2 = 0.0;
-    for (int i = 0; i < c; ++i) s += x[i];
-    const double mu = s / c;
-    for (int i = 0; i < c; ++i) s2 += (x[i] - mu) * (x[i] - mu);
+    const double mu = lane_sum<double>(c, [&](int i) { return double(x[i]); }) / c;
+    const double s2 = lane_sum<double>(c, [&](int i) { return (x[i] - mu) * (x[i] - mu); });
     const double r = 1.0 / std::sqrt(s2 / c + kLayerNormEpsilon);
     T* y = out + static_cast<std::ptrdiff_t>(n) * c;
     for (int i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - mu) * r) * weight[i] + bias[i];
@@ -41,15 +39,14 @@ void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* i
     const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
     const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
     T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
-    double g_mean = 0.0, gx_mean = 0.0;
-    for (int i = 0; i < c; ++i) {
-      const double xhat = (x[i] - mean[n]) * rstd[n];
-      const double g = static_cast<double>(weight[i]) * dy[i];
-      g_mean += g;
-      gx_mean += g * xhat;
-    }
-    g_mean /= c;
-    gx_mean /= c;
+    const double g_mean =
+        lane_sum<double>(c, [&](int i) { return static_cast<double>(weight[i]) * dy[i]; }) / c;
+    const double gx_mean = lane_sum<double>(c,
+                                            [&](int i) {
+                                              const double xhat = (x[i] - mean[n]) * rstd[n];
+                                              return static_cast<double>(weight[i]) * dy[i] * xhat;
+                                            }) /
+                           c;
     for (int i = 0; i < c; ++i) {
       const double xhat = (x[i] - mean[n]) * rstd[n];
       const double g = static_cast<double>(weight[i]) * dy[i];

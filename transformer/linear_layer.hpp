@@ -31,6 +31,21 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
   ConstMatrixMap<T> w_t(weight, c, oc);  // Wᵀ, (C, OC)
   ConstMatrixMap<T> x(in, c, tokens);
   MatrixMap<T> y(out, oc, tokens);
+  if (oc >= 4 * tokens && !residual) {
+    // Many more outputs than tokens (a vocabulary head over a few scored positions): chunks of
+    // output rows, so that each reads its slice of W once instead of every chunk all of W.
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [row, rows] = token_chunk(k, oc);
+      auto y_k = y.middleRows(row, rows);
+      if (bias)
+        y_k.colwise() = ConstVectorMap<T>(bias + row, rows);
+      else
+        y_k.setZero();
+      y_k.noalias() += w_t.middleCols(row, rows).transpose() * x;  // (oc_k, C)(C, N)
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < kTokenChunks; ++k) {
     const auto [begin, count] = token_chunk(k, tokens);
@@ -51,8 +66,9 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
 
 // Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten, if non-null), dW += dout xᵀ,
 // db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements. With many more outputs
-// than tokens (a vocabulary head over a few scored positions) dW is split by output rows instead,
-// each chunk one product over every token, with no partial sums to add.
+// than tokens (a vocabulary head over a few scored positions) the chunks are output rows instead:
+// each writes its rows of dW, one product over every token with no partial sums, and a partial
+// din from its slice of W; the partials are added in chunk order.
 template <class T>
 void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
                      int tokens, int c, int oc, T* scratch) {
@@ -60,15 +76,24 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
   ConstMatrixMap<T> x(in, c, tokens);
   ConstMatrixMap<T> dy(dout, oc, tokens);
   if (oc >= 4 * tokens) {
+    const std::size_t part = static_cast<std::size_t>(c) * tokens;  // ≤ c · oc / 4
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
-      const auto [begin, count] = token_chunk(k, tokens);
-      if (din && count > 0)
-        MatrixMap<T>(din, c, tokens).middleCols(begin, count).noalias() =
-            w_t * dy.middleCols(begin, count);  // (C, OC)(OC, n_k)
       const auto [row, rows] = token_chunk(k, oc);
+      if (din)
+        MatrixMap<T>(scratch + k * part, c, tokens).noalias() =
+            w_t.middleCols(row, rows) * dy.middleRows(row, rows);  // (C, oc_k)(oc_k, N)
       MatrixMap<T>(dweight, c, oc).middleCols(row, rows).noalias() +=
           x * dy.middleRows(row, rows).transpose();  // (C, N)(N, oc_k)
+    }
+    if (din) {
+      const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(part);
+#pragma omp parallel for schedule(static)
+      for (std::ptrdiff_t i = 0; i < size; ++i) {
+        T sum = scratch[i];
+        for (int k = 1; k < kTokenChunks; ++k) sum += scratch[k * part + i];
+        din[i] = sum;
+      }
     }
     if (dbias) add_token_sums(dbias, dout, oc, tokens);
     return;

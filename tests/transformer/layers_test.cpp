@@ -17,8 +17,8 @@ using testing::expect_gradient;
 using testing::random_vector;
 using testing::weighted_sum;
 
-TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
-  const int n = 5, c = 4, oc = 3;
+// y = W x + b against the plain sums, and every gradient against finite differences.
+void expect_linear_layer_correct(int n, int c, int oc) {
   auto x = random_vector(c * n, 1), w = random_vector(oc * c, 2), b = random_vector(oc, 3);
   const auto g = random_vector(oc * n, 4);
   std::vector<double> y(oc * n), dx(c * n), dw(oc * c, 0.0), db(oc, 0.0);
@@ -27,12 +27,28 @@ TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
     return weighted_sum(y.data(), g);
   };
   loss();
+  for (int t = 0; t < n; ++t)
+    for (int o = 0; o < oc; ++o) {
+      double sum = b[o];
+      for (int i = 0; i < c; ++i) sum += w[o * c + i] * x[t * c + i];
+      EXPECT_NEAR(y[t * oc + o], sum, 1e-13) << "output " << o << " of token " << t;
+    }
   std::vector<double> scratch(linear_backward_scratch(c, oc));
   linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc,
                   scratch.data());
   expect_gradient(x, dx, loss, "dx");
   expect_gradient(w, dw, loss, "dW");
   expect_gradient(b, db, loss, "db");
+}
+
+TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
+  expect_linear_layer_correct(5, 4, 3);  // chunks of tokens
+}
+
+// A vocabulary head over a few scored positions (outputs ≥ 4 × tokens) runs in chunks of
+// output rows, with din added from per-chunk partial products.
+TEST(TransformerLayers, LinearWithManyMoreOutputsThanTokensMatchesFiniteDifferences) {
+  expect_linear_layer_correct(3, 4, 43);
 }
 
 TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
