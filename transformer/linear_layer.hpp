@@ -64,6 +64,19 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
   }
 }
 
+// out[i] (+)= Σ_k partials[k · size + i] over the kTokenChunks chunks, in chunk order (onto out's
+// values with `accumulate`, else overwriting them).
+template <class T>
+void add_chunk_partials(T* out, const T* partials, std::size_t size, bool accumulate) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(size);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    T sum = accumulate ? out[i] : T(0);
+    for (int k = 0; k < kTokenChunks; ++k) sum += partials[k * size + i];
+    out[i] = sum;
+  }
+}
+
 // Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten, if non-null), dW += dout xᵀ,
 // db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements. With many more outputs
 // than tokens (a vocabulary head over a few scored positions) the chunks are output rows instead:
@@ -86,15 +99,7 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
       MatrixMap<T>(dweight, c, oc).middleCols(row, rows).noalias() +=
           x * dy.middleRows(row, rows).transpose();  // (C, N)(N, oc_k)
     }
-    if (din) {
-      const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(part);
-#pragma omp parallel for schedule(static)
-      for (std::ptrdiff_t i = 0; i < size; ++i) {
-        T sum = scratch[i];
-        for (int k = 1; k < kTokenChunks; ++k) sum += scratch[k * part + i];
-        din[i] = sum;
-      }
-    }
+    if (din) add_chunk_partials(din, scratch, part, false);
     if (dbias) add_token_sums(dbias, dout, oc, tokens);
     return;
   }
@@ -113,13 +118,7 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
     partial.noalias() =
         x.middleCols(begin, count) * dy.middleCols(begin, count).transpose();  // (C, n_k)(n_k, OC)
   }
-  const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(block);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < size; ++i) {
-    T sum = dweight[i];
-    for (int k = 0; k < kTokenChunks; ++k) sum += scratch[k * block + i];
-    dweight[i] = sum;
-  }
+  add_chunk_partials(dweight, scratch, block, true);
   if (dbias) add_token_sums(dbias, dout, oc, tokens);
 }
 
