@@ -3,17 +3,10 @@
 // its activations in two allocations (T, and double for the sums linear attention keeps), the
 // backward gradients every block shares followed by those of the model's head, the linear layers'
 // per-chunk weight gradients and the attention's per-thread scratch. A training step allocates
-// nothing. Every allocation, and every activation in it, starts on a 64-byte boundary, so that the
-// 16-float segment of one head in a token's column is one whole cache line: threads writing the
-// outputs or gradients of neighbouring heads do not share lines.
+// nothing.
 #include <algorithm>
 #include <cstddef>
 #include <vector>
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <xsimd/xsimd.hpp>
-#pragma GCC diagnostic pop
 
 #include "transformer/linear_layer.hpp"
 #include "transformer/model_shape.hpp"
@@ -42,12 +35,12 @@ class ModelBuffers {
   }
   T* take(std::size_t n) {
     T* p = base_ ? base_ + count_ : nullptr;
-    count_ += whole_lines<T>(n);
+    count_ += n;
     return p;
   }
   double* take_double(std::size_t n) {
     double* p = base_double_ ? base_double_ + count_double_ : nullptr;
-    count_double_ += whole_lines<double>(n);
+    count_double_ += n;
     return p;
   }
 
@@ -58,16 +51,14 @@ class ModelBuffers {
                       std::size_t head, std::size_t head_rows) {
     const std::size_t N = tokens, C = shape.d_model, F = shape.d_ff;
     const std::size_t R = (shape.qk_tied ? 2 : 3) * C;
-    const std::size_t CN = whole_lines<T>(C * N), FN = whole_lines<T>(F * N);
-    const std::size_t RN = whole_lines<T>(R * N);
-    backward_.assign(3 * CN + 2 * FN + RN + head, T(0));
+    backward_.assign(3 * C * N + 2 * F * N + R * N + head, T(0));
     T* d = backward_.data();
     scratch_.d_residual = d;
-    scratch_.d_a = d + CN;
-    scratch_.d_b = d + 2 * CN;
-    scratch_.d_ff_a = d + 3 * CN;
-    scratch_.d_ff_b = scratch_.d_ff_a + FN;
-    scratch_.d_qkv = scratch_.d_ff_b + FN;
+    scratch_.d_a = d + C * N;
+    scratch_.d_b = d + 2 * C * N;
+    scratch_.d_ff_a = d + 3 * C * N;
+    scratch_.d_ff_b = scratch_.d_ff_a + F * N;
+    scratch_.d_qkv = scratch_.d_ff_b + F * N;
     linear_.assign(kTokenChunks * std::max({R * C, F * C, C * C, head_rows * C}), T(0));
     const int threads = max_threads();
     attention_.assign(TransformerBlock<T>::attention_scratch(shape, max_length, causal) * threads,
@@ -77,29 +68,18 @@ class ModelBuffers {
     scratch_.linear = linear_.data();
     scratch_.attention = attention_.data();
     scratch_.attention_double = attention_double_.data();
-    return scratch_.d_qkv + RN;
+    return scratch_.d_qkv + R * N;
   }
   const BlockScratch<T>& scratch() const { return scratch_; }
 
  private:
-  static constexpr std::size_t kLine = 64;  // bytes
-  template <class E>
-  using AlignedVector = std::vector<E, xsimd::aligned_allocator<E, kLine>>;
-
-  // n elements of E rounded up to whole lines.
-  template <class E>
-  static std::size_t whole_lines(std::size_t n) {
-    constexpr std::size_t per_line = kLine / sizeof(E);
-    return (n + per_line - 1) / per_line * per_line;
-  }
-
-  AlignedVector<T> activations_;
-  AlignedVector<double> activations_double_;
+  std::vector<T> activations_;
+  std::vector<double> activations_double_;
   T* base_ = nullptr;
   double* base_double_ = nullptr;
   std::size_t count_ = 0, count_double_ = 0;
-  AlignedVector<T> backward_, linear_, attention_;
-  AlignedVector<double> attention_double_;
+  std::vector<T> backward_, linear_, attention_;
+  std::vector<double> attention_double_;
   BlockScratch<T> scratch_{};
 };
 
