@@ -6,17 +6,24 @@
 
 namespace cpm {
 
-// Σ_j f(x_j) in double: lane l of eight sums f(x_l), f(x_{l+8}), …; then the lanes in order.
+// Σ_{j<n} term(j) in S: lane l of eight sums term(l), term(l + 8), …; then the lanes in order.
+inline constexpr int kReductionLanes = 8;
+template <class S, class Term>
+S lane_sum(std::ptrdiff_t n, Term term) {
+  S lane[kReductionLanes] = {};
+  std::ptrdiff_t j = 0;
+  for (; j + kReductionLanes <= n; j += kReductionLanes)
+    for (int l = 0; l < kReductionLanes; ++l) lane[l] += term(j + l);
+  for (int l = 0; j < n; ++j, ++l) lane[l] += term(j);
+  S total(0);
+  for (const S s : lane) total += s;
+  return total;
+}
+
+// Σ_j f(x_j) in double, in the lanes of lane_sum.
 template <class T, class F>
 double interleaved_sum(const T* x, std::ptrdiff_t n, F f) {
-  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::ptrdiff_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l) lane[l] += f(static_cast<double>(x[j + l]));
-  for (int l = 0; j < n; ++j, ++l) lane[l] += f(static_cast<double>(x[j]));
-  double total = 0.0;
-  for (const double s : lane) total += s;
-  return total;
+  return lane_sum<double>(n, [&](std::ptrdiff_t j) { return f(static_cast<double>(x[j])); });
 }
 
 // The same over kSumChunks fixed chunks of the indices, in parallel for long arrays: each chunk an

@@ -18,8 +18,8 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, 
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < tokens; ++n) {
     const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
-    const double mu = lane_sum<double>(c, [&](int i) { return double(x[i]); }) / c;
-    const double s2 = lane_sum<double>(c, [&](int i) { return (x[i] - mu) * (x[i] - mu); });
+    const double mu = interleaved_sum(x, c) / c;
+    const double s2 = interleaved_sum(x, c, [&](double v) { return (v - mu) * (v - mu); });
     const double r = 1.0 / std::sqrt(s2 / c + kLayerNormEpsilon);
     T* y = out + static_cast<std::ptrdiff_t>(n) * c;
     for (int i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - mu) * r) * weight[i] + bias[i];
@@ -39,19 +39,13 @@ void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* i
     const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
     const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
     T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
-    const double g_mean =
-        lane_sum<double>(c, [&](int i) { return static_cast<double>(weight[i]) * dy[i]; }) / c;
-    const double gx_mean = lane_sum<double>(c,
-                                            [&](int i) {
-                                              const double xhat = (x[i] - mean[n]) * rstd[n];
-                                              return static_cast<double>(weight[i]) * dy[i] * xhat;
-                                            }) /
-                           c;
-    for (int i = 0; i < c; ++i) {
-      const double xhat = (x[i] - mean[n]) * rstd[n];
-      const double g = static_cast<double>(weight[i]) * dy[i];
-      dx[i] += static_cast<T>(rstd[n] * (g - g_mean - xhat * gx_mean));
-    }
+    const auto xhat = [&](std::ptrdiff_t i) { return (x[i] - mean[n]) * rstd[n]; };
+    const auto g = [&](std::ptrdiff_t i) { return static_cast<double>(weight[i]) * dy[i]; };
+    const double g_mean = lane_sum<double>(c, g) / c;
+    const double gx_mean =
+        lane_sum<double>(c, [&](std::ptrdiff_t i) { return g(i) * xhat(i); }) / c;
+    for (int i = 0; i < c; ++i)
+      dx[i] += static_cast<T>(rstd[n] * (g(i) - g_mean - xhat(i) * gx_mean));
   }
   // Parameter gradients are sums over tokens, in double: blocks of 16 channels, tokens inner (one
   // block per thread at a time, so each sum runs in token order whatever the threads).

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstddef>
 
+#include "transformer/interleaved_sum.hpp"
+
 namespace cpm {
 
 template <class T>
@@ -31,24 +33,12 @@ using StridedMap = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
 template <class T>
 using ConstStridedMap = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
 
-// Σ_i x_i and Σ_i x_i y_i in an order that depends on the length alone: eight interleaved
-// partial sums (lane l adds elements l, l + 8, …), then the lanes in order. Eigen's vectorised
-// reductions start at the first aligned element, so their order of summation, and so their last
-// bit, would depend on where a buffer happens to lie in memory (and with it on the allocation
-// pattern, e.g. of per-thread scratch); a plain loop in index order is one chain of dependent
-// additions, which the compiler may not vectorise.
-inline constexpr int kReductionLanes = 8;
-template <class S, class Term>
-S lane_sum(Eigen::Index n, Term term) {
-  S lane[kReductionLanes] = {};
-  Eigen::Index i = 0;
-  for (; i + kReductionLanes <= n; i += kReductionLanes)
-    for (int l = 0; l < kReductionLanes; ++l) lane[l] += term(i + l);
-  for (int l = 0; i < n; ++i, ++l) lane[l] += term(i);
-  S s(0);
-  for (const S v : lane) s += v;
-  return s;
-}
+// Σ_i x_i and Σ_i x_i y_i in an order that depends on the length alone, the lanes of lane_sum
+// (transformer/interleaved_sum.hpp). Eigen's vectorised reductions start at the first aligned
+// element, so their order of summation, and so their last bit, would depend on where a buffer
+// happens to lie in memory (and with it on the allocation pattern, e.g. of per-thread scratch); a
+// plain loop in index order is one chain of dependent additions, which the compiler may not
+// vectorise.
 template <class V>
 typename V::Scalar ordered_sum(const V& x) {
   return lane_sum<typename V::Scalar>(x.size(), [&](Eigen::Index i) { return x[i]; });
