@@ -5,6 +5,7 @@
 // added in chunk order, so results do not depend on the number of threads.
 #include <algorithm>
 
+#include "transformer/matrix_product.hpp"
 #include "transformer/tensor_map.hpp"
 
 namespace cpm {
@@ -22,13 +23,21 @@ inline std::pair<int, int> token_chunk(int k, int tokens) {
   return {begin, end - begin};
 }
 
+// Rows [row, row + rows) of W (OC, C) into out, column-major with leading dimension ld: the A
+// operand of `multiply` needs its rows contiguous, the stored layout has each row's C inputs so.
+template <class T>
+void transpose_weight_rows(T* out, std::ptrdiff_t ld, const T* weight, int c, int row, int rows) {
+  for (int i = 0; i < c; ++i)
+    for (int o = 0; o < rows; ++o)
+      out[o + i * ld] = weight[static_cast<std::ptrdiff_t>(row + o) * c + i];
+}
+
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
-// null. The product adds onto the bias and the residual, in one pass over out (zeroing it first,
-// as a plain product assignment does, would be one more).
+// null. The product adds onto the bias and the residual. `scratch` holds c · oc elements (W
+// column-major, transformer/matrix_product.hpp).
 template <class T>
 void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tokens, int c, int oc,
-                    const T* residual = nullptr) {
-  ConstMatrixMap<T> w_t(weight, c, oc);  // Wᵀ, (C, OC)
+                    T* scratch, const T* residual = nullptr) {
   ConstMatrixMap<T> x(in, c, tokens);
   MatrixMap<T> y(out, oc, tokens);
   if (oc >= 4 * tokens && !residual) {
@@ -37,30 +46,40 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [row, rows] = token_chunk(k, oc);
+      T* w_k = scratch + static_cast<std::ptrdiff_t>(row) * c;  // (oc_k, C)
+      transpose_weight_rows(w_k, rows, weight, c, row, rows);
       auto y_k = y.middleRows(row, rows);
       if (bias)
         y_k.colwise() = ConstVectorMap<T>(bias + row, rows);
       else
         y_k.setZero();
-      y_k.noalias() += w_t.middleCols(row, rows).transpose() * x;  // (oc_k, C)(C, N)
+      multiply(y_k, ConstMatrixMap<T>(w_k, rows, c), x, true);
     }
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < kTokenChunks; ++k) {
-    const auto [begin, count] = token_chunk(k, tokens);
-    if (count == 0) continue;
-    auto y_k = y.middleCols(begin, count);
-    if (residual && bias)
-      y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count).colwise() +
-            ConstVectorMap<T>(bias, oc);
-    else if (residual)
-      y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count);
-    else if (bias)
-      y_k.colwise() = ConstVectorMap<T>(bias, oc);
-    else
-      y_k.setZero();
-    y_k.noalias() += w_t.transpose() * x.middleCols(begin, count);  // (OC, C)(C, n_k)
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [row, rows] = token_chunk(k, oc);
+      transpose_weight_rows(scratch + row, oc, weight, c, row, rows);
+    }
+#pragma omp for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [begin, count] = token_chunk(k, tokens);
+      if (count == 0) continue;
+      auto y_k = y.middleCols(begin, count);
+      if (residual && bias)
+        y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count).colwise() +
+              ConstVectorMap<T>(bias, oc);
+      else if (residual)
+        y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count);
+      else if (bias)
+        y_k.colwise() = ConstVectorMap<T>(bias, oc);
+      else
+        y_k.setZero();
+      multiply(y_k, ConstMatrixMap<T>(scratch, oc, c), x.middleCols(begin, count), true);
+    }
   }
 }
 
@@ -93,11 +112,11 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [row, rows] = token_chunk(k, oc);
-      if (din)
-        MatrixMap<T>(scratch + k * part, c, tokens).noalias() =
-            w_t.middleCols(row, rows) * dy.middleRows(row, rows);  // (C, oc_k)(oc_k, N)
-      MatrixMap<T>(dweight, c, oc).middleCols(row, rows).noalias() +=
-          x * dy.middleRows(row, rows).transpose();  // (C, N)(N, oc_k)
+      if (din)  // (C, oc_k)(oc_k, N)
+        multiply(MatrixMap<T>(scratch + k * part, c, tokens), w_t.middleCols(row, rows),
+                 dy.middleRows(row, rows));
+      multiply_transposed(MatrixMap<T>(dweight, c, oc).middleCols(row, rows), x,
+                          dy.middleRows(row, rows), true);  // (C, N)(N, oc_k)
     }
     if (din) add_chunk_partials(din, scratch, part, false);
     if (dbias) add_token_sums(dbias, dout, oc, tokens);
@@ -112,11 +131,11 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
       partial.setZero();
       continue;
     }
-    if (din)
-      MatrixMap<T>(din, c, tokens).middleCols(begin, count).noalias() =
-          w_t * dy.middleCols(begin, count);  // (C, OC)(OC, n_k)
-    partial.noalias() =
-        x.middleCols(begin, count) * dy.middleCols(begin, count).transpose();  // (C, n_k)(n_k, OC)
+    if (din)  // (C, OC)(OC, n_k)
+      multiply(MatrixMap<T>(din, c, tokens).middleCols(begin, count), w_t,
+               dy.middleCols(begin, count));
+    multiply_transposed(partial, x.middleCols(begin, count),
+                        dy.middleCols(begin, count));  // (C, n_k)(n_k, OC)
   }
   add_chunk_partials(dweight, scratch, block, true);
   if (dbias) add_token_sums(dbias, dout, oc, tokens);

@@ -164,36 +164,37 @@ class TransformerBlock {
     Activations& a = a_;
     layer_norm_forward(a.ln1, a.ln1_mean, a.ln1_rstd, a.input, w(w_.ln1_w), w(w_.ln1_b), N, C);
     if (attention_) {
-      linear_forward(a.qkv, a.ln1, w(w_.qkv_w), w(w_.qkv_b), N, C, R);  // (R, N)
+      linear_forward(a.qkv, a.ln1, w(w_.qkv_w), w(w_.qkv_b), N, C, R, s.linear);  // (R, N)
       attention_forward(particles, lengths, layout, s);
       // residual = input + dropout(att_proj), att_proj = W att + b
       if (dropout.p > 0.0) {
-        linear_forward(a.att_proj, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C);
+        linear_forward(a.att_proj, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C, s.linear);
         dropout_mask(a.att_mask, dropout.p, dropout.seed, 1 + 2 * std::uint64_t(layer_),
                      dropout.step, N, C);
         parallel_masked_sum(a.residual, a.input, a.att_proj, a.att_mask, NC);
       } else {
-        linear_forward(a.residual, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C, a.input);
+        linear_forward(a.residual, a.att, w(w_.proj_w), w(w_.proj_b), N, C, C, s.linear, a.input);
       }
     } else {
       short_convolution_forward(a.conv, a.ln1, w(w_.conv_w), w(w_.conv_b), B, L, C,
                                 shape_.conv_kernel);
-      linear_forward(a.conv_proj, a.ln1, w(w_.conv_proj_w), w(w_.conv_proj_b), N, C, C);
+      linear_forward(a.conv_proj, a.ln1, w(w_.conv_proj_w), w(w_.conv_proj_b), N, C, C, s.linear);
       for (std::ptrdiff_t i = 0; i < NC; ++i)
         a.residual[i] = a.input[i] + (a.conv[i] * a.conv_proj[i] + a.ln1[i]);
     }
     if (!mlp_) return;
     layer_norm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.residual, w(w_.ln2_w), w(w_.ln2_b), N, C);
-    linear_forward(a.fc, a.ln2, w(w_.fc_w), w(w_.fc_b), N, C, F);  // (F, N)
+    linear_forward(a.fc, a.ln2, w(w_.fc_w), w(w_.fc_b), N, C, F, s.linear);  // (F, N)
     gelu_forward(a.fc_gelu, a.fc, static_cast<std::ptrdiff_t>(N) * F);
     // output = residual + dropout(fc_proj), fc_proj = W fc_gelu + b
     if (dropout.p > 0.0) {
-      linear_forward(a.fc_proj, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C);
+      linear_forward(a.fc_proj, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C, s.linear);
       dropout_mask(a.fc_mask, dropout.p, dropout.seed, 2 + 2 * std::uint64_t(layer_), dropout.step,
                    N, C);
       parallel_masked_sum(a.output, a.residual, a.fc_proj, a.fc_mask, NC);
     } else {
-      linear_forward(a.output, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C, a.residual);
+      linear_forward(a.output, a.fc_gelu, w(w_.fc_proj_w), w(w_.fc_proj_b), N, F, C, s.linear,
+                     a.residual);
     }
   }
 

@@ -103,8 +103,9 @@ double TransformerClassifier<T>::forward(const TokenBatch& batch, bool training,
                        buffers_.scratch());
   const T* top = blocks_.back().output();
   layer_norm_forward(lnf_, lnf_mean_, lnf_rstd_, top, param(lnf_w_), param(lnf_b_), N, C);
-  mean_pooling_forward(pooled_, lnf_, batch.lengths, B, L, C);              // (C, B)
-  linear_forward(logits_, pooled_, param(cls_w_), param(cls_b_), B, C, K);  // (K, B)
+  mean_pooling_forward(pooled_, lnf_, batch.lengths, B, L, C);  // (C, B)
+  linear_forward(logits_, pooled_, param(cls_w_), param(cls_b_), B, C, K,
+                 buffers_.scratch().linear);  // (K, B)
   return cross_entropy_forward(probs_, logits_, batch.labels, B, K, row_loss_);
 }
 

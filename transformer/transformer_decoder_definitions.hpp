@@ -126,8 +126,8 @@ double TransformerDecoder<T>::forward(const DecoderBatch& batch) {
   for (int s = 0; s < scored_count_; ++s)
     std::copy_n(lnf_ + static_cast<std::ptrdiff_t>(scored_positions_[s]) * C, C,
                 gathered_ + static_cast<std::ptrdiff_t>(s) * C);
-  linear_forward(logits_, gathered_, param(head_w_), param(head_b_), scored_count_, C,
-                 V);  // (V, S)
+  linear_forward(logits_, gathered_, param(head_w_), param(head_b_), scored_count_, C, V,
+                 buffers_.scratch().linear);  // (V, S)
   return cross_entropy_forward(probs_, logits_, batch.targets ? scored_targets_.data() : nullptr,
                                scored_count_, V, row_loss_);
 }

@@ -22,8 +22,9 @@ void expect_linear_layer_correct(int n, int c, int oc) {
   auto x = random_vector(c * n, 1), w = random_vector(oc * c, 2), b = random_vector(oc, 3);
   const auto g = random_vector(oc * n, 4);
   std::vector<double> y(oc * n), dx(c * n), dw(oc * c, 0.0), db(oc, 0.0);
+  std::vector<double> scratch(linear_backward_scratch(c, oc));
   auto loss = [&] {
-    linear_forward(y.data(), x.data(), w.data(), b.data(), n, c, oc);
+    linear_forward(y.data(), x.data(), w.data(), b.data(), n, c, oc, scratch.data());
     return weighted_sum(y.data(), g);
   };
   loss();
@@ -33,7 +34,6 @@ void expect_linear_layer_correct(int n, int c, int oc) {
       for (int i = 0; i < c; ++i) sum += w[o * c + i] * x[t * c + i];
       EXPECT_NEAR(y[t * oc + o], sum, 1e-13) << "output " << o << " of token " << t;
     }
-  std::vector<double> scratch(linear_backward_scratch(c, oc));
   linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc,
                   scratch.data());
   expect_gradient(x, dx, loss, "dx");

@@ -1,0 +1,91 @@
+// The register-tiled product of transformer/matrix_product.hpp against plain sums, over shapes
+// that exercise full tiles, single columns and the scalar rows, with B column-major or given by
+// its transpose, assigning and accumulating.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "transformer/matrix_product.hpp"
+#include "transformer/tensor_map.hpp"
+
+namespace cpm {
+namespace {
+
+template <class T>
+std::vector<T> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(uniform(engine));
+  return v;
+}
+
+// C (m, n) inside a buffer with leading dimension m + 3, A with m + 5, B with k + 2 (column-major)
+// or n + 1 (transposed): padding that a wrong stride would read.
+template <class T>
+void expect_product_correct(int m, int n, int k, bool transposed_b, bool accumulate, double tol) {
+  const std::ptrdiff_t lda = m + 5, ldc = m + 3, ldb = transposed_b ? n + 1 : k + 2;
+  const auto a = random_values<T>(lda * k, 1);
+  const auto b = random_values<T>(ldb * (transposed_b ? k : n), 2);
+  auto c = random_values<T>(ldc * n, 3);
+  const auto before = c;
+  const std::ptrdiff_t b_row = transposed_b ? ldb : 1, b_col = transposed_b ? 1 : ldb;
+  multiply(c.data(), ldc, a.data(), lda, b.data(), b_row, b_col, m, n, k, accumulate);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < ldc; ++i) {
+      if (i >= m) {
+        EXPECT_EQ(c[i + j * ldc], before[i + j * ldc]) << "padding row " << i << " written";
+        continue;
+      }
+      long double sum = accumulate ? before[i + j * ldc] : 0.0L;
+      for (int q = 0; q < k; ++q)
+        sum += static_cast<long double>(a[i + q * lda]) * b[q * b_row + j * b_col];
+      EXPECT_NEAR(c[i + j * ldc], static_cast<double>(sum), tol * (1 + k))
+          << m << " x " << n << " x " << k << " at (" << i << ", " << j << ")";
+    }
+}
+
+TEST(MatrixProduct, MatchesPlainSumsOnTilesColumnsAndScalarRows) {
+  // m: below one register, one register plus a few rows, two full tile rows plus a remainder; n:
+  // single columns, whole tiles and a remainder; k = 0 leaves C (accumulate) or zeroes it.
+  for (const int m : {1, 7, 19, 64, 77})
+    for (const int n : {1, 5, 13, 64})
+      for (const int k : {0, 1, 16, 33})
+        for (const bool transposed_b : {false, true})
+          for (const bool accumulate : {false, true}) {
+            expect_product_correct<double>(m, n, k, transposed_b, accumulate, 1e-15);
+            expect_product_correct<float>(m, n, k, transposed_b, accumulate, 2e-6);
+          }
+}
+
+// An element's value does not depend on where the tiling puts it: the same row computed as part
+// of a full tile, alone, or in the scalar rows gives the same bits.
+TEST(MatrixProduct, ElementDoesNotDependOnTiling) {
+  const int m = 70, n = 11, k = 29;
+  const auto a = random_values<float>(m * k, 4), b = random_values<float>(k * n, 5);
+  std::vector<float> whole(m * n), part(m * n);
+  multiply(whole.data(), m, a.data(), m, b.data(), 1, k, m, n, k, false);
+  for (int i = 0; i < m; ++i)  // every row as a 1-row product
+    multiply(part.data() + i, m, a.data() + i, m, b.data(), 1, k, 1, n, k, false);
+  EXPECT_EQ(whole, part);
+  for (int j = 0; j < n; ++j)  // every column alone
+    multiply(part.data() + j * m, m, a.data(), m, b.data() + j * k, 1, k, m, 1, k, false);
+  EXPECT_EQ(whole, part);
+}
+
+TEST(MatrixProduct, EigenBlocksMatchEigenProducts) {
+  Matrix<double> a = Matrix<double>::Random(40, 24), b = Matrix<double>::Random(24, 30);
+  Matrix<double> c(40, 30);
+  multiply(c.middleCols(0, 30), a, b);
+  EXPECT_LT((c - a * b).norm(), 1e-13);
+  Matrix<double> bt = b.transpose();
+  multiply_transposed(c.middleCols(3, 20), a, bt.middleRows(3, 20), true);
+  Matrix<double> expected = a * b;
+  expected.middleCols(3, 20) += a * b.middleCols(3, 20);
+  EXPECT_LT((c - expected).norm(), 1e-13);
+}
+
+}  // namespace
+}  // namespace cpm

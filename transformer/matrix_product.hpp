@@ -1,0 +1,113 @@
+#pragma once
+// C = A·B or C += A·B for the small and thin matrices of a training step (the 64 × 64 tiles of a
+// causal attention chunk, d_model × tokens linear layers), without the packing a general GEMM
+// does first. A and C are column-major, so a register tile of C is a few full vector registers of
+// rows by a few columns: each step over the inner index loads the tile's rows of one column of A
+// and broadcasts one element of B per tile column, with one FMA per register. At these sizes A's
+// columns and B's rows stay in L1/L2, and the packing and zero-filling of Eigen's products cost
+// as much as the multiplications.
+// Every element is one chain of FMAs over the inner index in increasing order, in the same way in
+// a register tile and in the scalar edge, so its value depends on A, B and its own position, not
+// on the tiling or on which thread computes it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+
+#include <cmath>
+#include <cstddef>
+
+namespace cpm {
+
+namespace matrix_product_detail {
+
+// Registers of C per tile: kRowBatches vector registers of rows by kColumns columns. With 32
+// vector registers (AVX-512) 2 × 8 accumulators, with 16 (AVX2) 2 × 6, leaving room for the
+// column of A and the broadcast element of B.
+template <class T>
+inline constexpr int kRowBatches = 2;
+template <class T>
+inline constexpr int kColumns = sizeof(xsimd::batch<T>) == 64 ? 8 : 6;
+
+// The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`.
+template <class T, int R, int NC>
+inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+                 std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate) {
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  Batch sum[R][NC];
+#pragma GCC unroll 8
+  for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+      sum[r][j] = accumulate ? Batch::load_unaligned(c + j * ldc + r * width) : Batch(T(0));
+  for (int q = 0; q < k; ++q) {
+    Batch column[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) column[r] = Batch::load_unaligned(a + q * lda + r * width);
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; ++j) {
+      const Batch element(b[q * b_row + j * b_col]);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) sum[r][j] = xsimd::fma(column[r], element, sum[r][j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) sum[r][j].store_unaligned(c + j * ldc + r * width);
+}
+
+// Rows [i0, i0 + R · width) of C, every column: full tiles of kColumns, then single columns.
+template <class T, int R>
+inline void row_panel(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+                      std::ptrdiff_t b_row, std::ptrdiff_t b_col, int n, int k, bool accumulate) {
+  constexpr int NC = kColumns<T>;
+  int j = 0;
+  for (; j + NC <= n; j += NC)
+    tile<T, R, NC>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate);
+  for (; j < n; ++j)
+    tile<T, R, 1>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate);
+}
+
+}  // namespace matrix_product_detail
+
+// C (m, n) = A (m, k) · B (k, n), or C += A·B with `accumulate`. A and C are column-major with
+// leading dimensions lda, ldc (≥ m); B's element (κ, j) lies at b[κ · b_row + j · b_col], so B is
+// a column-major matrix (b_row = 1, b_col its leading dimension) or the transpose of one (b_col =
+// 1). C must not overlap A or B. Single-threaded: callers parallelise over tiles of their own.
+template <class T>
+void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+              std::ptrdiff_t b_row, std::ptrdiff_t b_col, int m, int n, int k, bool accumulate) {
+  using namespace matrix_product_detail;
+  constexpr int width = xsimd::batch<T>::size;
+  constexpr int R = kRowBatches<T>;
+  int i = 0;
+  for (; i + R * width <= m; i += R * width)
+    row_panel<T, R>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate);
+  for (; i + width <= m; i += width)
+    row_panel<T, 1>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate);
+  for (; i < m; ++i)  // the last m mod width rows, with the same chain of FMAs per element
+    for (int j = 0; j < n; ++j) {
+      T sum = accumulate ? c[i + j * ldc] : T(0);
+      for (int q = 0; q < k; ++q) sum = std::fma(a[i + q * lda], b[q * b_row + j * b_col], sum);
+      c[i + j * ldc] = sum;
+    }
+}
+
+// The same for Eigen column-major blocks and maps (unit inner stride): c = a·b, c += a·b, and with
+// b given by its transpose, c = a·btᵀ, c += a·btᵀ.
+template <class C, class A, class B>
+void multiply(C&& c, const A& a, const B& b, bool accumulate = false) {
+  multiply(c.data(), c.outerStride(), a.data(), a.outerStride(), b.data(), 1, b.outerStride(),
+           static_cast<int>(c.rows()), static_cast<int>(c.cols()), static_cast<int>(a.cols()),
+           accumulate);
+}
+template <class C, class A, class B>
+void multiply_transposed(C&& c, const A& a, const B& bt, bool accumulate = false) {
+  multiply(c.data(), c.outerStride(), a.data(), a.outerStride(), bt.data(), bt.outerStride(), 1,
+           static_cast<int>(c.rows()), static_cast<int>(c.cols()), static_cast<int>(a.cols()),
+           accumulate);
+}
+
+}  // namespace cpm
