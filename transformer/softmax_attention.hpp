@@ -6,11 +6,16 @@
 // memory stays O(L) per head. Keys at padding positions are excluded. With `causal` (decoder
 // attention) query i sees only the keys j ≤ i: a query block starting at i0 reads the keys
 // [0, i0 + rows), and within it the entries j > i are excluded.
+// The products run through transformer/matrix_product.hpp, whose left operand is column-major:
+// each head's keys (and, backward, values) are first copied transposed, (L, d_head), the keys
+// times 1/√d_head. A row-major (rows, keys) tile is the column-major (keys, rows) matrix of its
+// transpose, e.g. sᵀ = (k/√d)ᵀ q.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 
 #include "transformer/attention_layout.hpp"
+#include "transformer/matrix_product.hpp"
 #include "transformer/shifted_exponential.hpp"
 #include "transformer/thread_index.hpp"
 
@@ -19,8 +24,17 @@ namespace cpm {
 inline constexpr int kQueryBlock = 64;
 
 // Per-thread scratch of the softmax attention, in elements of T.
-inline std::size_t softmax_attention_scratch(int length) {
-  return per_thread_block(2 * std::size_t(kQueryBlock) * length + 2 * kQueryBlock);
+inline std::size_t softmax_attention_scratch(int length, int head_size) {
+  return per_thread_block(2 * std::size_t(kQueryBlock) * length + 2 * kQueryBlock +
+                          2 * std::size_t(length) * head_size);
+}
+
+// out (L, d_head) = factor · xᵀ for one head's (d_head, L) block x.
+template <class T>
+void transpose_tokens(T* out, const ConstStridedMap<T>& x, T factor) {
+  const int L = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
+  for (int d = 0; d < hs; ++d)
+    for (int j = 0; j < L; ++j) out[j + static_cast<std::ptrdiff_t>(d) * L] = factor * x(d, j);
 }
 
 // How many keys query i attends to: j < len, and j ≤ i if causal.
@@ -34,21 +48,22 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
                                const AttentionLayout& a, T* scratch, bool causal = false) {
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(L);
+  const std::size_t per_thread = softmax_attention_scratch(L, hs);
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
+    T* k_t = work + 2 * std::size_t(kQueryBlock) * L;  // (L, d_head)
     const auto q = a.block(qkv, b, h, 0);
-    const auto k = a.block(qkv, b, h, a.k_offset());
+    transpose_tokens(k_t, a.block(qkv, b, h, a.k_offset()), scale);
     const auto v = a.block(qkv, b, h, a.v_offset());
     auto o = a.output(out, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
       RowMatrixMap<T> s(work, rows, keys);
-      s.noalias() =
-          scale * (q.middleCols(i0, rows).transpose() * k.leftCols(keys));  // (rows, keys)
+      multiply(work, keys, k_t, L, q.col(i0).data(), 1, q.outerStride(), keys, rows, hs,
+               false);  // sᵀ (keys, rows)
       for (int r = 0; r < rows; ++r) {
         const int n = attended_keys(len, i0 + r, causal);
         T* row = s.row(r).data();
@@ -59,7 +74,8 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
         std::fill(row + n, row + keys, T(0));
         lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = static_cast<T>(shift + std::log(total));
       }
-      o.middleCols(i0, rows).noalias() = v.leftCols(keys) * s.transpose();  // (d_head, rows)
+      multiply(o.middleCols(i0, rows), v.leftCols(keys),
+               ConstMatrixMap<T>(work, keys, rows));  // v sᵀ (d_head, rows)
     }
   }
 }
@@ -73,14 +89,18 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
                                 bool causal = false) {
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(L);
+  const std::size_t per_thread = softmax_attention_scratch(L, hs);
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
+    T* k_t = work + 2 * std::size_t(kQueryBlock) * L;  // (L, d_head) each
+    T* v_t = k_t + std::size_t(L) * hs;
     const auto q = a.block(qkv, b, h, 0);
     const auto k_all = a.block(qkv, b, h, a.k_offset());
     const auto v_all = a.block(qkv, b, h, a.v_offset());
+    transpose_tokens(k_t, k_all, scale);
+    transpose_tokens(v_t, v_all, T(1));
     auto dq = a.block(dqkv, b, h, 0);
     auto dk_all = a.block(dqkv, b, h, a.k_offset());
     auto dv_all = a.block(dqkv, b, h, a.v_offset());
@@ -90,26 +110,29 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
       const int rows = std::min(kQueryBlock, L - i0);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
       const auto k = k_all.leftCols(keys);
-      const auto v = v_all.leftCols(keys);
       auto dk = dk_all.leftCols(keys);
       auto dv = dv_all.leftCols(keys);
+      const auto d_o_block = d_o.middleCols(i0, rows);
       RowMatrixMap<T> p(work, rows, keys), ds(work + std::size_t(rows) * keys, rows, keys);
-      p.noalias() = scale * (q.middleCols(i0, rows).transpose() * k);  // recompute s (rows, keys)
+      multiply(p.data(), keys, k_t, L, q.col(i0).data(), 1, q.outerStride(), keys, rows, hs,
+               false);  // recompute sᵀ (keys, rows)
       for (int r = 0; r < rows; ++r) {
         const int n = attended_keys(len, i0 + r, causal);
         T* row = p.row(r).data();
         shifted_exponential(row, row, n, lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]);
         std::fill(row + n, row + keys, T(0));
       }
-      dv.noalias() += d_o.middleCols(i0, rows) * p;             // (d_head, rows)(rows, keys)
-      ds.noalias() = d_o.middleCols(i0, rows).transpose() * v;  // dp (rows, keys)
-      for (int r = 0; r < rows; ++r) {
+      multiply_transposed(dv, d_o_block, ConstMatrixMap<T>(p.data(), keys, rows),
+                          true);  // (d_head, rows)(rows, keys)
+      multiply(ds.data(), keys, v_t, L, d_o_block.data(), 1, d_o.outerStride(), keys, rows, hs,
+               false);                  // dpᵀ (keys, rows)
+      for (int r = 0; r < rows; ++r) {  // ds/√d, 0 where p is 0
         const T d = ordered_dot(d_o.col(i0 + r), o.col(i0 + r));
-        ds.row(r).array() = p.row(r).array() * (ds.row(r).array() - d);  // 0 where p is 0
+        ds.row(r).array() = scale * (p.row(r).array() * (ds.row(r).array() - d));
       }
-      dq.middleCols(i0, rows).noalias() +=
-          scale * (k * ds.transpose());                       // (d_head, keys)(keys, rows)
-      dk.noalias() += scale * (q.middleCols(i0, rows) * ds);  // (d_head, rows)(rows, keys)
+      const ConstMatrixMap<T> ds_t(ds.data(), keys, rows);
+      multiply(dq.middleCols(i0, rows), k, ds_t, true);             // (d_head, keys)(keys, rows)
+      multiply_transposed(dk, q.middleCols(i0, rows), ds_t, true);  // (d_head, rows)(rows, keys)
     }
   }
 }
