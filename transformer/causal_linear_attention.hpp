@@ -12,6 +12,10 @@
 // The query features and the feature-map backward are applied one chunk at a time (every map acts
 // on each token separately, its max-shifts held constant), so the per-thread scratch does not grow
 // with L and a chunk's data stays in cache while it is used.
+// The chunk products run through transformer/matrix_product.hpp, whose left operand is
+// column-major: the chunk's φ(K) is copied transposed, (C, m), and the masked scores are kept as
+// their transpose Aᵀ (C × C, column i holding A_i·), so that every product reads its operands in
+// place.
 // Causality: the favor key shift c is one maximum over the whole sequence. It cancels in the
 // normalisation, except against ε: the output at i depends on later tokens only through ε (not at
 // all for ε = 0). The maps without a shared shift are exactly causal.
@@ -22,6 +26,7 @@
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/linear_attention.hpp"
+#include "transformer/matrix_product.hpp"
 #include "transformer/particle_gradient.hpp"
 #include "transformer/thread_index.hpp"
 
@@ -49,12 +54,26 @@ StridedMap<T> token_columns(StridedMap<T>& x, int t0, int w) {
 // Per-thread scratch of the causal linear attention, in elements of T (independent of the length)
 // and of double.
 inline std::size_t causal_linear_attention_scratch(int m, int /*length*/, int head_size) {
-  const std::size_t c = kCausalChunk;
-  return per_thread_block(2 * c * m + 3 * std::size_t(m) * head_size + 2 * std::size_t(m) +
-                          c * head_size + 2 * c * c + c);
+  const std::size_t c = kCausalChunk, mh = std::size_t(m) * head_size;
+  return per_thread_block(3 * c * m + 4 * mh + 2 * std::size_t(m) + 2 * c * head_size + 2 * c * c +
+                          c);
 }
 inline std::size_t causal_linear_attention_scratch_double(int m, int head_size) {
   return per_thread_block(2 * std::size_t(m) * (head_size + 1));
+}
+
+// out (w, m) = xᵀ for a chunk's (m, w) features x (column-major, leading dimension m).
+template <class T>
+void transpose_chunk(T* out, const T* x, int m, int w) {
+  for (int f = 0; f < m; ++f)
+    for (int j = 0; j < w; ++j) out[j + f * w] = x[f + static_cast<std::ptrdiff_t>(j) * m];
+}
+
+// Aᵀ (w, w) with Aᵀ(j, i) = A_ij = φ(q_i)ᵀφ(k_j) for j ≤ i and 0 above: φ(K)ᵀ (w, m) · φ(Q).
+template <class T>
+void masked_chunk_scores(T* scores_t, const T* phi_k_t, const T* phi_q, int w, int m) {
+  multiply(scores_t, w, phi_k_t, w, phi_q, 1, m, w, w, m, false);
+  for (int i = 0; i < w; ++i) std::fill(scores_t + i * w + i + 1, scores_t + (i + 1) * w, T(0));
 }
 
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
@@ -83,8 +102,9 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
     ConstMatrixMap<T> fq(phi_q, m, L), fk(phi_k, m, L);
     Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
     Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
-    MatrixMap<T> kv_t(work, m, hs), chunk_kv(work + std::size_t(m) * hs, m, hs);
-    T* chunk_scores = work + 2 * std::size_t(m) * hs;
+    MatrixMap<T> kv_t(work, hs, m), chunk_kv(work + std::size_t(m) * hs, m, hs);  // kv_t: Sᵀ
+    T* scores_t = work + 2 * std::size_t(m) * hs;                                 // (C, C)
+    T* phi_k_t = scores_t + kCausalChunk * kCausalChunk;                          // (C, m)
     T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
     auto o = a.output(out, b, h);
     kv.setZero();  // S, z: the state before the chunk
@@ -98,22 +118,21 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       const auto fk_c = fk.middleCols(t0, w);
       const auto v_c = v.middleCols(t0, w);
       auto o_c = o.middleCols(t0, w);
-      MatrixMap<T> scores(chunk_scores, w, w);
-      scores.noalias() = fq_c.transpose() * fk_c;  // A (w, w)
-      scores.template triangularView<Eigen::StrictlyUpper>().setZero();
-      kv_t = kv.template cast<T>();
-      o_c.noalias() = kv_t.transpose() * fq_c;    // Sᵀ φq_i: earlier chunks (d_head, w)
-      o_c.noalias() += v_c * scores.transpose();  // Σ_{j≤i} A_ij v_j: this chunk
-      double own[kCausalChunk] = {};  // Σ_{j≤i} A_ij, column after column (vectorised over i)
-      for (int j = 0; j < w; ++j)
-        for (int i = j; i < w; ++i) own[i] += scores(i, j);
+      transpose_chunk(phi_k_t, fk_c.data(), m, w);
+      masked_chunk_scores(scores_t, phi_k_t, fq_c.data(), w, m);
+      kv_t = kv.transpose().template cast<T>();
+      multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
+      multiply(o_c, v_c, ConstMatrixMap<T>(scores_t, w, w), true);  // Σ_{j≤i} A_ij v_j
       for (int i = 0; i < w; ++i) {
-        const double den = kAttentionDenominatorGuard +
-                           ordered_dot(fq_c.col(i).template cast<double>(), z) + own[i];
+        const T* a_i = scores_t + i * w;  // A_i·, zero beyond j = i
+        const double own =
+            lane_sum<double>(i + 1, [&](std::ptrdiff_t j) { return double(a_i[j]); });
+        const double den =
+            kAttentionDenominatorGuard + ordered_dot(fq_c.col(i).template cast<double>(), z) + own;
         inv[t0 + i] = static_cast<T>(1.0 / den);
         o_c.col(i) *= inv[t0 + i];
       }
-      chunk_kv.noalias() = fk_c * v_c.transpose();  // Σ_{j in chunk} φk_j v_jᵀ (m, d_head)
+      multiply_transposed(chunk_kv, fk_c, v_c);  // Σ_{j in chunk} φk_j v_jᵀ (m, d_head)
       kv += chunk_kv.template cast<double>();
       for (int j = 0; j < w; ++j) z += fk_c.col(j).template cast<double>();
     }
@@ -165,10 +184,11 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
 
     // work: dφq, dφk of one chunk (m, C) each, the states cast to T, then the chunk's tiles.
     T* small = work + 2 * std::size_t(kCausalChunk) * m;
-    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + m * hs, m, hs),
-        chunk_kv(small + 2 * m * hs, m, hs);
-    VectorMap<T> z_t(small + 3 * m * hs, m), dz_t(small + 3 * m * hs + m, m);
-    T* chunk_work = small + 3 * m * hs + 2 * m;
+    const std::size_t mh = std::size_t(m) * hs;
+    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + mh, m, hs), dkv_tt(small + 2 * mh, hs, m),
+        chunk_kv(small + 3 * mh, m, hs);
+    VectorMap<T> z_t(small + 4 * mh, m), dz_t(small + 4 * mh + m, m);
+    T* chunk_work = small + 4 * mh + 2 * m;
     Eigen::Map<Matrix<double>> kv(work_double, m, hs), dkv(work_double + m * hs, m, hs);
     Eigen::Map<Vector<double>> z(work_double + 2 * m * hs, m), dz(work_double + 2 * m * hs + m, m);
 
@@ -184,39 +204,43 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       const auto v_c = v.middleCols(t0, w);
       MatrixMap<T> dfq_c(work, m, w), dfk_c(work + std::size_t(kCausalChunk) * m, m, w);
       auto dv_c = dv.middleCols(t0, w);
-      MatrixMap<T> dn(chunk_work, hs, w);
-      MatrixMap<T> scores(chunk_work + hs * kCausalChunk, w, w);
-      MatrixMap<T> dscores(chunk_work + hs * kCausalChunk + kCausalChunk * kCausalChunk, w, w);
-      VectorMap<T> dden(chunk_work + hs * kCausalChunk + 2 * kCausalChunk * kCausalChunk, w);
+      constexpr std::size_t C = kCausalChunk;
+      MatrixMap<T> dn(chunk_work, hs, w), dn_t(chunk_work + hs * C, w, hs);
+      MatrixMap<T> scores_t(chunk_work + 2 * hs * C, w, w);  // Aᵀ
+      MatrixMap<T> dscores(chunk_work + 2 * hs * C + C * C, w, w);
+      VectorMap<T> dden(chunk_work + 2 * hs * C + 2 * C * C, w);
+      T* phi_k_t = chunk_work + 2 * hs * C + 2 * C * C + C;  // (w, m)
 
-      chunk_kv.noalias() = fk_c * v_c.transpose();  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
+      multiply_transposed(chunk_kv, fk_c, v_c);  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
       kv -= chunk_kv.template cast<double>();
       for (int j = 0; j < w; ++j) z -= fk_c.col(j).template cast<double>();
       kv_t = kv.template cast<T>();
       z_t = z.template cast<T>();
       dkv_t = dkv.template cast<T>();
+      dkv_tt = dkv_t.transpose();
       dz_t = dz.template cast<T>();
 
       for (int i = 0; i < w; ++i) {
         dn.col(i) = d_o.col(t0 + i) * inv[t0 + i];  // dn_i = dout_i / den_i
         dden[i] = -ordered_dot(d_o.col(t0 + i), o.col(t0 + i)) * inv[t0 + i];
       }
-      scores.noalias() = fq_c.transpose() * fk_c;  // recompute A (w, w)
-      scores.template triangularView<Eigen::StrictlyUpper>().setZero();
-      dscores.noalias() = dn.transpose() * v_c;  // dn_i·v_j (w, w)
+      dn_t = dn.transpose();
+      transpose_chunk(phi_k_t, fk_c.data(), m, w);
+      masked_chunk_scores(scores_t.data(), phi_k_t, fq_c.data(), w, m);  // recompute Aᵀ
+      multiply(dscores, dn_t, v_c);                                      // dn_i·v_j (w, w)
       dscores.colwise() += dden;
       dscores.template triangularView<Eigen::StrictlyUpper>().setZero();
 
-      dfq_c.noalias() = kv_t * dn;                    // S dn_i (m, w)
-      dfq_c.noalias() += z_t * dden.transpose();      // z dden_i
-      dfq_c.noalias() += fk_c * dscores.transpose();  // Σ_j dA_ij φk_j
-      dfk_c.noalias() = dkv_t * v_c;                  // dS' v_j (m, w)
-      dfk_c.colwise() += dz_t;                        // dz'
-      dfk_c.noalias() += fq_c * dscores;              // Σ_i dA_ij φq_i
-      dv_c.noalias() += dkv_t.transpose() * fk_c;     // dS'ᵀ φk_j (d_head, w)
-      dv_c.noalias() += dn * scores;                  // Σ_i A_ij dn_i
+      multiply(dfq_c, kv_t, dn);                        // S dn_i (m, w)
+      dfq_c.noalias() += z_t * dden.transpose();        // z dden_i
+      multiply_transposed(dfq_c, fk_c, dscores, true);  // Σ_j dA_ij φk_j
+      multiply(dfk_c, dkv_t, v_c);                      // dS' v_j (m, w)
+      dfk_c.colwise() += dz_t;                          // dz'
+      multiply(dfk_c, fq_c, dscores, true);             // Σ_i dA_ij φq_i
+      multiply(dv_c, dkv_tt, fk_c, true);               // dS'ᵀ φk_j (d_head, w)
+      multiply_transposed(dv_c, dn, scores_t, true);    // Σ_i A_ij dn_i
 
-      chunk_kv.noalias() = fq_c * dn.transpose();  // dS = Σ_i φq_i dn_iᵀ
+      multiply_transposed(chunk_kv, fq_c, dn);  // dS = Σ_i φq_i dn_iᵀ
       dkv += chunk_kv.template cast<double>();
       for (int i = 0; i < w; ++i)
         dz += static_cast<double>(dden[i]) * fq_c.col(i).template cast<double>();
