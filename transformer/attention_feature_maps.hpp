@@ -49,6 +49,7 @@
 #include <string>
 
 #include "physics/random_feature_maps.hpp"
+#include "transformer/shifted_exponential.hpp"
 #include "transformer/tensor_map.hpp"
 
 namespace cpm {
@@ -303,13 +304,12 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
         u.col(j).array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
       if (shift == FeatureShift::shared) {
         const T c = n > 0 ? u.maxCoeff() : T(0);
-        u.array() = (u.array() - c).exp() + eps;
+        shifted_exponential_values(phi, phi, static_cast<std::ptrdiff_t>(m) * n, c);
       } else {
-        for (int j = 0; j < n; ++j) {
-          const T c = u.col(j).maxCoeff();
-          u.col(j).array() = (u.col(j).array() - c).exp() + eps;
-        }
+        for (int j = 0; j < n; ++j)
+          shifted_exponential_values(&u(0, j), &u(0, j), m, u.col(j).maxCoeff());
       }
+      u.array() += eps;
       break;
     }
     case FeatureMapKind::porf_softplus:

@@ -16,9 +16,9 @@
 
 namespace cpm {
 
-// out_j = exp(z_j − shift), j < n (out may equal z); returns Σ_j out_j (interleaved_sum).
+// out_j = exp(z_j − shift), j < n (out may equal z).
 template <class T>
-double shifted_exponential(T* out, const T* z, std::ptrdiff_t n, T shift) {
+void shifted_exponential_values(T* out, const T* z, std::ptrdiff_t n, T shift) {
   using Batch = xsimd::batch<T>;
   constexpr std::ptrdiff_t width = Batch::size;
   const Batch s(shift);
@@ -32,6 +32,12 @@ double shifted_exponential(T* out, const T* z, std::ptrdiff_t n, T shift) {
     xsimd::exp(Batch::load_aligned(tail) - s).store_aligned(tail);
     std::copy_n(tail, n - j, out + j);
   }
+}
+
+// The same, returning Σ_j out_j (interleaved_sum).
+template <class T>
+double shifted_exponential(T* out, const T* z, std::ptrdiff_t n, T shift) {
+  shifted_exponential_values(out, z, n, shift);
   return interleaved_sum(out, n);
 }
 
