@@ -49,6 +49,7 @@
 #include <string>
 
 #include "physics/random_feature_maps.hpp"
+#include "transformer/matrix_product.hpp"
 #include "transformer/shifted_exponential.hpp"
 #include "transformer/tensor_map.hpp"
 
@@ -285,6 +286,29 @@ inline int projection_row(const FeatureMapSpec& spec) {
   return spec.kind == FeatureMapKind::taylor ? 1 : 0;
 }
 
+// y (rows, n) = s Ω x for Ω (rows, d) row-major: multiply's left operand must be column-major, so
+// pieces of s Ω of at most kProjectionPiece elements are copied so on the stack; the pieces along
+// d continue each element's chain of FMAs in order (transformer/matrix_product.hpp).
+inline constexpr int kProjectionPiece = 4096;
+template <class T>
+void project_features(T* y, std::ptrdiff_t ldy, const T* omega, int rows,
+                      const ConstStridedMap<T>& x, T scale) {
+  const int d = static_cast<int>(x.rows()), n = static_cast<int>(x.cols());
+  const int piece_d = std::min(d, kProjectionPiece);
+  const int piece_rows = std::max(1, kProjectionPiece / piece_d);
+  T piece[kProjectionPiece];
+  for (int r0 = 0; r0 < rows; r0 += piece_rows) {
+    const int pr = std::min(piece_rows, rows - r0);
+    for (int d0 = 0; d0 < d; d0 += piece_d) {
+      const int pd = std::min(piece_d, d - d0);
+      for (int b = 0; b < pd; ++b)
+        for (int r = 0; r < pr; ++r)
+          piece[r + b * pr] = scale * omega[static_cast<std::ptrdiff_t>(r0 + r) * d + d0 + b];
+      multiply(y + r0, ldy, piece, pr, x.data() + d0, 1, x.outerStride(), pr, n, pd, d0 > 0);
+    }
+  }
+}
+
 // phi (m, n) = φ(s·x) for the n columns of x (d_head, n), m = D_φ; omega is
 // (particle_rows(spec, m, d_head), d_head) row-major (unused, and may be null, for elu and the
 // native dpfp).
@@ -293,10 +317,9 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
                          const T* omega, int m, T scale, FeatureShift shift) {
   const int n = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
   const int rows = particle_rows(spec, m, hs);
-  ConstMatrixMap<T> omega_t(omega, hs, rows);  // Ωᵀ (d_head, rows)
   MatrixMap<T> u(phi, m, n);
-  if (rows > 0)  // Ω s x (rows, n)
-    u.middleRows(projection_row(spec), rows).noalias() = scale * (omega_t.transpose() * x);
+  if (rows > 0)  // s Ω x (rows, n)
+    project_features(phi + projection_row(spec), m, omega, rows, x, scale);
   const T eps = static_cast<T>(spec.epsilon);
   switch (spec.kind) {
     case FeatureMapKind::favor: {
@@ -453,12 +476,11 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
     }
   }
   if (rows == 0) return;
-  const auto gu = g.middleRows(projection_row(spec), rows);
-  dx.noalias() += scale * (omega_t * gu);  // (d_head, rows)(rows, n)
-  if (domega) {
-    MatrixMap<T> domega_t(domega, hs, rows);  // (∂ℓ/∂Ω)ᵀ
-    domega_t.noalias() += scale * (x * gu.transpose());
-  }
+  auto gu = g.middleRows(projection_row(spec), rows);
+  gu *= scale;                      // s G
+  multiply(dx, omega_t, gu, true);  // (d_head, rows)(rows, n)
+  if (domega)                       // (∂ℓ/∂Ω)ᵀ (d_head, rows)
+    multiply_transposed(MatrixMap<T>(domega, hs, rows), x, gu, true);
 }
 
 }  // namespace cpm
