@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "transformer/attention_feature_maps.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/tensor_map.hpp"
 
@@ -85,6 +86,28 @@ TEST(MatrixProduct, EigenBlocksMatchEigenProducts) {
   Matrix<double> expected = a * b;
   expected.middleCols(3, 20) += a * b.middleCols(3, 20);
   EXPECT_LT((c - expected).norm(), 1e-13);
+}
+
+// s Ω x through the stack pieces of s Ω: several pieces of rows (d = 16, 300 rows) and several
+// pieces along d (d = kProjectionPiece + 5), against plain sums.
+TEST(MatrixProduct, FeatureProjectionMatchesPlainSumsAcrossPieces) {
+  for (const auto& [rows, d] : {std::pair{300, 16}, std::pair{3, kProjectionPiece + 5}}) {
+    const int n = 7, ld = d + 2;
+    const double s = 0.7;
+    const auto omega = random_values<double>(std::size_t(rows) * d, 6);
+    const auto x = random_values<double>(std::size_t(ld) * n, 7);
+    std::vector<double> y(std::size_t(rows + 1) * n, 5.0);
+    project_features(y.data(), rows + 1, omega.data(), rows,
+                     ConstStridedMap<double>(x.data(), d, n, Eigen::OuterStride<>(ld)), s);
+    for (int j = 0; j < n; ++j) {
+      EXPECT_EQ(y[rows + j * (rows + 1)], 5.0) << "padding row written";
+      for (int r = 0; r < rows; ++r) {
+        double sum = 0;
+        for (int b = 0; b < d; ++b) sum += s * omega[std::size_t(r) * d + b] * x[b + j * ld];
+        EXPECT_NEAR(y[r + j * (rows + 1)], sum, 1e-12 * d) << rows << " x " << d;
+      }
+    }
+  }
 }
 
 }  // namespace
