@@ -29,10 +29,12 @@ inline constexpr int kRowBatches = 2;
 template <class T>
 inline constexpr int kColumns = sizeof(xsimd::batch<T>) == 64 ? 8 : 6;
 
-// The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`.
+// The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`,
+// else onto the rows' bias (zero if null).
 template <class T, int R, int NC>
 inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
-                 std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate) {
+                 std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate,
+                 const T* bias) {
   using Batch = xsimd::batch<T>;
   constexpr int width = Batch::size;
   Batch sum[R][NC];
@@ -40,7 +42,9 @@ inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const
   for (int j = 0; j < NC; ++j)
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-      sum[r][j] = accumulate ? Batch::load_unaligned(c + j * ldc + r * width) : Batch(T(0));
+      sum[r][j] = accumulate ? Batch::load_unaligned(c + j * ldc + r * width)
+                  : bias     ? Batch::load_unaligned(bias + r * width)
+                             : Batch(T(0));
   for (int q = 0; q < k; ++q) {
     Batch column[R];
 #pragma GCC unroll 4
@@ -61,35 +65,40 @@ inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const
 // Rows [i0, i0 + R · width) of C, every column: full tiles of kColumns, then single columns.
 template <class T, int R>
 inline void row_panel(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
-                      std::ptrdiff_t b_row, std::ptrdiff_t b_col, int n, int k, bool accumulate) {
+                      std::ptrdiff_t b_row, std::ptrdiff_t b_col, int n, int k, bool accumulate,
+                      const T* bias) {
   constexpr int NC = kColumns<T>;
   int j = 0;
   for (; j + NC <= n; j += NC)
-    tile<T, R, NC>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate);
+    tile<T, R, NC>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias);
   for (; j < n; ++j)
-    tile<T, R, 1>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate);
+    tile<T, R, 1>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias);
 }
 
 }  // namespace matrix_product_detail
 
-// C (m, n) = A (m, k) · B (k, n), or C += A·B with `accumulate`. A and C are column-major with
+// C (m, n) = A (m, k) · B (k, n), or C += A·B with `accumulate`, or C = b 1ᵀ + A·B with a bias b
+// (m) and no `accumulate` (each element's chain starting from b_i). A and C are column-major with
 // leading dimensions lda, ldc (≥ m); B's element (κ, j) lies at b[κ · b_row + j · b_col], so B is
 // a column-major matrix (b_row = 1, b_col its leading dimension) or the transpose of one (b_col =
 // 1). C must not overlap A or B. Single-threaded: callers parallelise over tiles of their own.
 template <class T>
 void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
-              std::ptrdiff_t b_row, std::ptrdiff_t b_col, int m, int n, int k, bool accumulate) {
+              std::ptrdiff_t b_row, std::ptrdiff_t b_col, int m, int n, int k, bool accumulate,
+              const T* bias = nullptr) {
   using namespace matrix_product_detail;
   constexpr int width = xsimd::batch<T>::size;
   constexpr int R = kRowBatches<T>;
   int i = 0;
   for (; i + R * width <= m; i += R * width)
-    row_panel<T, R>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate);
+    row_panel<T, R>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate,
+                    bias ? bias + i : nullptr);
   for (; i + width <= m; i += width)
-    row_panel<T, 1>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate);
+    row_panel<T, 1>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate,
+                    bias ? bias + i : nullptr);
   for (; i < m; ++i)  // the last m mod width rows, with the same chain of FMAs per element
     for (int j = 0; j < n; ++j) {
-      T sum = accumulate ? c[i + j * ldc] : T(0);
+      T sum = accumulate ? c[i + j * ldc] : bias ? bias[i] : T(0);
       for (int q = 0; q < k; ++q) sum = std::fma(a[i + q * lda], b[q * b_row + j * b_col], sum);
       c[i + j * ldc] = sum;
     }

@@ -1,6 +1,6 @@
 // The register-tiled product of transformer/matrix_product.hpp against plain sums, over shapes
 // that exercise full tiles, single columns and the scalar rows, with B column-major or given by
-// its transpose, assigning and accumulating.
+// its transpose, assigning, accumulating and starting from a bias.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,21 +26,24 @@ std::vector<T> random_values(std::size_t n, unsigned seed) {
 // C (m, n) inside a buffer with leading dimension m + 3, A with m + 5, B with k + 2 (column-major)
 // or n + 1 (transposed): padding that a wrong stride would read.
 template <class T>
-void expect_product_correct(int m, int n, int k, bool transposed_b, bool accumulate, double tol) {
+void expect_product_correct(int m, int n, int k, bool transposed_b, bool accumulate, bool with_bias,
+                            double tol) {
   const std::ptrdiff_t lda = m + 5, ldc = m + 3, ldb = transposed_b ? n + 1 : k + 2;
   const auto a = random_values<T>(lda * k, 1);
   const auto b = random_values<T>(ldb * (transposed_b ? k : n), 2);
   auto c = random_values<T>(ldc * n, 3);
+  const auto bias = random_values<T>(m, 4);
   const auto before = c;
   const std::ptrdiff_t b_row = transposed_b ? ldb : 1, b_col = transposed_b ? 1 : ldb;
-  multiply(c.data(), ldc, a.data(), lda, b.data(), b_row, b_col, m, n, k, accumulate);
+  multiply(c.data(), ldc, a.data(), lda, b.data(), b_row, b_col, m, n, k, accumulate,
+           with_bias ? bias.data() : nullptr);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < ldc; ++i) {
       if (i >= m) {
         EXPECT_EQ(c[i + j * ldc], before[i + j * ldc]) << "padding row " << i << " written";
         continue;
       }
-      long double sum = accumulate ? before[i + j * ldc] : 0.0L;
+      long double sum = accumulate ? before[i + j * ldc] : with_bias ? bias[i] : 0.0L;
       for (int q = 0; q < k; ++q)
         sum += static_cast<long double>(a[i + q * lda]) * b[q * b_row + j * b_col];
       EXPECT_NEAR(c[i + j * ldc], static_cast<double>(sum), tol * (1 + k))
@@ -56,9 +59,18 @@ TEST(MatrixProduct, MatchesPlainSumsOnTilesColumnsAndScalarRows) {
       for (const int k : {0, 1, 16, 33})
         for (const bool transposed_b : {false, true})
           for (const bool accumulate : {false, true}) {
-            expect_product_correct<double>(m, n, k, transposed_b, accumulate, 1e-15);
-            expect_product_correct<float>(m, n, k, transposed_b, accumulate, 2e-6);
+            expect_product_correct<double>(m, n, k, transposed_b, accumulate, false, 1e-15);
+            expect_product_correct<float>(m, n, k, transposed_b, accumulate, false, 2e-6);
           }
+}
+
+// C = b 1ᵀ + A·B: each row starts from its bias.
+TEST(MatrixProduct, StartsFromTheRowBias) {
+  for (const int m : {7, 19, 77})
+    for (const bool transposed_b : {false, true}) {
+      expect_product_correct<double>(m, 13, 16, transposed_b, false, true, 1e-15);
+      expect_product_correct<float>(m, 13, 16, transposed_b, false, true, 2e-6);
+    }
 }
 
 // An element's value does not depend on where the tiling puts it: the same row computed as part
