@@ -69,11 +69,53 @@ void transpose_chunk(T* out, const T* x, int m, int w) {
     for (int j = 0; j < w; ++j) out[j + f * w] = x[f + static_cast<std::ptrdiff_t>(j) * m];
 }
 
-// Aᵀ (w, w) with Aᵀ(j, i) = A_ij = φ(q_i)ᵀφ(k_j) for j ≤ i and 0 above: φ(K)ᵀ (w, m) · φ(Q).
+// Aᵀ (w, w) with Aᵀ(j, i) = A_ij = φ(q_i)ᵀφ(k_j) for j ≤ i and 0 below the diagonal: φ(K)ᵀ (w, m)
+// · φ(Q), each tile of columns [i0, i1) over the row tiles that reach j < i1 only.
 template <class T>
 void masked_chunk_scores(T* scores_t, const T* phi_k_t, const T* phi_q, int w, int m) {
-  multiply(scores_t, w, phi_k_t, w, phi_q, 1, m, w, w, m, false);
+  constexpr int row_tile = kProductRowTile<T>, column_tile = kProductColumnTile<T>;
+  for (int i0 = 0; i0 < w; i0 += column_tile) {
+    const int i1 = std::min(w, i0 + column_tile);
+    const int rows = std::min(w, (i1 + row_tile - 1) / row_tile * row_tile);
+    multiply(scores_t + i0 * w, w, phi_k_t, w, phi_q + static_cast<std::ptrdiff_t>(i0) * m, 1, m,
+             rows, i1 - i0, m, false);
+  }
   for (int i = 0; i < w; ++i) std::fill(scores_t + i * w + i + 1, scores_t + (i + 1) * w, T(0));
+}
+
+// C (rows, w) [+]= A (rows, w) · B (w, w) for a B that vanishes on one side of its diagonal: with
+// `zero_below` B(κ, i) = 0 for κ > i, and each tile of columns [i0, i1) reads κ < i1 only;
+// otherwise B(κ, i) = 0 for κ < i, and it reads κ ≥ i0. The dropped terms are exact zeros, so each
+// element's chain of FMAs keeps its value.
+template <class T>
+void multiply_triangular(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+                         std::ptrdiff_t b_row, std::ptrdiff_t b_col, int rows, int w,
+                         bool zero_below, bool accumulate) {
+  for (int i0 = 0; i0 < w; i0 += kProductColumnTile<T>) {
+    const int i1 = std::min(w, i0 + kProductColumnTile<T>);
+    const int k0 = zero_below ? 0 : i0, k1 = zero_below ? i1 : w;
+    multiply(c + i0 * ldc, ldc, a + k0 * lda, lda, b + k0 * b_row + i0 * b_col, b_row, b_col, rows,
+             i1 - i0, k1 - k0, accumulate);
+  }
+}
+
+// dA (w, w), dA_ij = dn_i·v_j + dden_i for j ≤ i and 0 above: dn (w, d_head) · v (d_head, w,
+// leading dimension ldv), each tile of columns [j0, j1) over the row tiles from the one holding i =
+// j0.
+template <class T>
+void masked_chunk_score_gradient(T* dscores, const T* dn_t, const T* v, std::ptrdiff_t ldv,
+                                 const T* dden, int w, int hs) {
+  constexpr int row_tile = kProductRowTile<T>, column_tile = kProductColumnTile<T>;
+  for (int j0 = 0; j0 < w; j0 += column_tile) {
+    const int r0 = j0 / row_tile * row_tile;
+    multiply(dscores + r0 + j0 * w, w, dn_t + r0, w, v + j0 * ldv, 1, ldv, w - r0,
+             std::min(column_tile, w - j0), hs, false);
+  }
+  for (int j = 0; j < w; ++j) {
+    T* column = dscores + j * w;
+    std::fill(column, column + j, T(0));
+    for (int i = j; i < w; ++i) column[i] += dden[i];
+  }
 }
 
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
@@ -122,7 +164,8 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       masked_chunk_scores(scores_t, phi_k_t, fq_c.data(), w, m);
       kv_t = kv.transpose().template cast<T>();
       multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
-      multiply(o_c, v_c, ConstMatrixMap<T>(scores_t, w, w), true);  // Σ_{j≤i} A_ij v_j
+      multiply_triangular(o_c.data(), o_c.outerStride(), v_c.data(), v_c.outerStride(), scores_t, 1,
+                          w, hs, w, true, true);  // Σ_{j≤i} A_ij v_j
       for (int i = 0; i < w; ++i) {
         const T* a_i = scores_t + i * w;  // A_i·, zero beyond j = i
         const double own =
@@ -227,18 +270,20 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       dn_t = dn.transpose();
       transpose_chunk(phi_k_t, fk_c.data(), m, w);
       masked_chunk_scores(scores_t.data(), phi_k_t, fq_c.data(), w, m);  // recompute Aᵀ
-      multiply(dscores, dn_t, v_c);                                      // dn_i·v_j (w, w)
-      dscores.colwise() += dden;
-      dscores.template triangularView<Eigen::StrictlyUpper>().setZero();
+      masked_chunk_score_gradient(dscores.data(), dn_t.data(), v_c.data(), v_c.outerStride(),
+                                  dden.data(), w, hs);
 
-      multiply(dfq_c, kv_t, dn);                        // S dn_i (m, w)
-      dfq_c.noalias() += z_t * dden.transpose();        // z dden_i
-      multiply_transposed(dfq_c, fk_c, dscores, true);  // Σ_j dA_ij φk_j
-      multiply(dfk_c, dkv_t, v_c);                      // dS' v_j (m, w)
-      dfk_c.colwise() += dz_t;                          // dz'
-      multiply(dfk_c, fq_c, dscores, true);             // Σ_i dA_ij φq_i
-      multiply(dv_c, dkv_tt, fk_c, true);               // dS'ᵀ φk_j (d_head, w)
-      multiply_transposed(dv_c, dn, scores_t, true);    // Σ_i A_ij dn_i
+      multiply(dfq_c, kv_t, dn);                  // S dn_i (m, w)
+      dfq_c.noalias() += z_t * dden.transpose();  // z dden_i
+      multiply_triangular(dfq_c.data(), m, fk_c.data(), m, dscores.data(), w, 1, m, w, true,
+                          true);    // Σ_j dA_ij φk_j
+      multiply(dfk_c, dkv_t, v_c);  // dS' v_j (m, w)
+      dfk_c.colwise() += dz_t;      // dz'
+      multiply_triangular(dfk_c.data(), m, fq_c.data(), m, dscores.data(), 1, w, m, w, false,
+                          true);           // Σ_i dA_ij φq_i
+      multiply(dv_c, dkv_tt, fk_c, true);  // dS'ᵀ φk_j (d_head, w)
+      multiply_triangular(dv_c.data(), dv_c.outerStride(), dn.data(), hs, scores_t.data(), w, 1, hs,
+                          w, false, true);  // Σ_i A_ij dn_i
 
       multiply_transposed(chunk_kv, fq_c, dn);  // dS = Σ_i φq_i dn_iᵀ
       dkv += chunk_kv.template cast<double>();

@@ -77,6 +77,14 @@ inline void row_panel(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, 
 
 }  // namespace matrix_product_detail
 
+// The rows and columns of C one register tile covers (a product over fewer rows than a multiple
+// of the row tile computes the remainder in narrower tiles or scalar rows).
+template <class T>
+inline constexpr int kProductRowTile =
+    matrix_product_detail::kRowBatches<T>* static_cast<int>(xsimd::batch<T>::size);
+template <class T>
+inline constexpr int kProductColumnTile = matrix_product_detail::kColumns<T>;
+
 // C (m, n) = A (m, k) · B (k, n), or C += A·B with `accumulate`, or C = b 1ᵀ + A·B with a bias b
 // (m) and no `accumulate` (each element's chain starting from b_i). A and C are column-major with
 // leading dimensions lda, ldc (≥ m); B's element (κ, j) lies at b[κ · b_row + j · b_col], so B is
