@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   std::printf("%6s %14s %14s %8s\n", "L", "linear [ms]", "softmax [ms]", "ratio");
   std::vector<double> lin_l, lin_t, soft_l, soft_t;
   for (int L = 256; L <= max_length; L *= 2) {
-    const int repeats = L <= 1024 ? 20 : 8;
+    const int repeats = 20;
     CausalAttentionBench linear(true, L);
     const double t_linear = linear.seconds_per_step(1, repeats);
     lin_l.push_back(L);

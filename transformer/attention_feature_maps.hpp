@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -323,16 +324,19 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
   const T eps = static_cast<T>(spec.epsilon);
   switch (spec.kind) {
     case FeatureMapKind::favor: {
-      for (int j = 0; j < n; ++j)
-        u.col(j).array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
-      if (shift == FeatureShift::shared) {
-        const T c = n > 0 ? u.maxCoeff() : T(0);
-        shifted_exponential_values(phi, phi, static_cast<std::ptrdiff_t>(m) * n, c);
-      } else {
-        for (int j = 0; j < n; ++j)
-          shifted_exponential_values(&u(0, j), &u(0, j), m, u.col(j).maxCoeff());
+      // One pass over the columns (each still in L1 from its subtraction) takes the column's
+      // shift; a shared shift needs the maximum over all of them first, then a second pass.
+      T shared_max = -std::numeric_limits<T>::infinity();
+      for (int j = 0; j < n; ++j) {
+        auto u_j = u.col(j);
+        u_j.array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
+        if (shift == FeatureShift::shared)
+          shared_max = std::max(shared_max, u_j.maxCoeff());
+        else
+          shifted_exponential_values(u_j.data(), u_j.data(), m, u_j.maxCoeff(), eps);
       }
-      u.array() += eps;
+      if (shift == FeatureShift::shared && n > 0)
+        shifted_exponential_values(phi, phi, static_cast<std::ptrdiff_t>(m) * n, shared_max, eps);
       break;
     }
     case FeatureMapKind::porf_softplus:

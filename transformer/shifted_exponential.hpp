@@ -16,20 +16,20 @@
 
 namespace cpm {
 
-// out_j = exp(z_j − shift), j < n (out may equal z).
+// out_j = exp(z_j − shift) + offset, j < n (out may equal z).
 template <class T>
-void shifted_exponential_values(T* out, const T* z, std::ptrdiff_t n, T shift) {
+void shifted_exponential_values(T* out, const T* z, std::ptrdiff_t n, T shift, T offset = T(0)) {
   using Batch = xsimd::batch<T>;
   constexpr std::ptrdiff_t width = Batch::size;
-  const Batch s(shift);
+  const Batch s(shift), o(offset);
   std::ptrdiff_t j = 0;
   for (; j + width <= n; j += width)
-    xsimd::exp(Batch::load_unaligned(z + j) - s).store_unaligned(out + j);
+    (xsimd::exp(Batch::load_unaligned(z + j) - s) + o).store_unaligned(out + j);
   if (j < n) {
     alignas(64) T tail[width];
     std::fill_n(tail, width, -std::numeric_limits<T>::infinity());
     std::copy(z + j, z + n, tail);
-    xsimd::exp(Batch::load_aligned(tail) - s).store_aligned(tail);
+    (xsimd::exp(Batch::load_aligned(tail) - s) + o).store_aligned(tail);
     std::copy_n(tail, n - j, out + j);
   }
 }
