@@ -6,9 +6,9 @@
 // and broadcasts one element of B per tile column, with one FMA per register. At these sizes A's
 // columns and B's rows stay in L1/L2, and the packing and zero-filling of Eigen's products cost
 // as much as the multiplications.
-// Every element is one chain of FMAs over the inner index in increasing order, in the same way in
-// a register tile and in the scalar edge, so its value depends on A, B and its own position, not
-// on the tiling or on which thread computes it.
+// Every element is one chain of FMAs (products and sums without FMA) over the inner index in
+// increasing order, the same in a register tile and in the scalar edge, so its value depends on A,
+// B and its own position, not on the tiling or on which thread computes it.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <xsimd/xsimd.hpp>
@@ -20,6 +20,17 @@
 namespace cpm {
 
 namespace matrix_product_detail {
+
+// One step of an element's chain as xsimd::fma takes it in the registers: fused where the
+// instruction set has FMA, a product and a sum otherwise (a portable build without -march=native).
+template <class T>
+inline T chain_step(T a, T b, T sum) {
+#ifdef __FMA__
+  return std::fma(a, b, sum);
+#else
+  return a * b + sum;
+#endif
+}
 
 // Registers of C per tile: kRowBatches vector registers of rows by kColumns columns. With 32
 // vector registers (AVX-512) 2 × 8 accumulators, with 16 (AVX2) 2 × 6, leaving room for the
@@ -104,10 +115,10 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
   for (; i + width <= m; i += width)
     row_panel<T, 1>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, accumulate,
                     bias ? bias + i : nullptr);
-  for (; i < m; ++i)  // the last m mod width rows, with the same chain of FMAs per element
+  for (; i < m; ++i)  // the last m mod width rows, with the same chain per element
     for (int j = 0; j < n; ++j) {
       T sum = accumulate ? c[i + j * ldc] : bias ? bias[i] : T(0);
-      for (int q = 0; q < k; ++q) sum = std::fma(a[i + q * lda], b[q * b_row + j * b_col], sum);
+      for (int q = 0; q < k; ++q) sum = chain_step(a[i + q * lda], b[q * b_row + j * b_col], sum);
       c[i + j * ldc] = sum;
     }
 }
