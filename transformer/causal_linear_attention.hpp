@@ -62,13 +62,6 @@ inline std::size_t causal_linear_attention_scratch_double(int m, int head_size) 
   return per_thread_block(2 * std::size_t(m) * (head_size + 1));
 }
 
-// out (w, m) = xᵀ for a chunk's (m, w) features x (column-major, leading dimension m).
-template <class T>
-void transpose_chunk(T* out, const T* x, int m, int w) {
-  for (int f = 0; f < m; ++f)
-    for (int j = 0; j < w; ++j) out[j + f * w] = x[f + static_cast<std::ptrdiff_t>(j) * m];
-}
-
 // Aᵀ (w, w) with Aᵀ(j, i) = A_ij = φ(q_i)ᵀφ(k_j) for j ≤ i and 0 below the diagonal: φ(K)ᵀ (w, m)
 // · φ(Q), each tile of columns [i0, i1) over the row tiles that reach j < i1 only.
 template <class T>
@@ -160,7 +153,7 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       const auto fk_c = fk.middleCols(t0, w);
       const auto v_c = v.middleCols(t0, w);
       auto o_c = o.middleCols(t0, w);
-      transpose_chunk(phi_k_t, fk_c.data(), m, w);
+      copy_transposed(phi_k_t, w, fk_c.data(), m, m, w);
       masked_chunk_scores(scores_t, phi_k_t, fq_c.data(), w, m);
       kv_t = kv.transpose().template cast<T>();
       multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
@@ -268,7 +261,7 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
         dden[i] = -ordered_dot(d_o.col(t0 + i), o.col(t0 + i)) * inv[t0 + i];
       }
       dn_t = dn.transpose();
-      transpose_chunk(phi_k_t, fk_c.data(), m, w);
+      copy_transposed(phi_k_t, w, fk_c.data(), m, m, w);
       masked_chunk_scores(scores_t.data(), phi_k_t, fq_c.data(), w, m);  // recompute Aᵀ
       masked_chunk_score_gradient(dscores.data(), dn_t.data(), v_c.data(), v_c.outerStride(),
                                   dden.data(), w, hs);

@@ -23,21 +23,6 @@ inline std::pair<int, int> token_chunk(int k, int tokens) {
   return {begin, end - begin};
 }
 
-// Rows [row, row + rows) of W (OC, C) into out, column-major with leading dimension ld: the A
-// operand of `multiply` needs its rows contiguous, the stored layout has each row's C inputs so.
-// Blocks of 16 rows, so that the 16 lines of W being read stay in L1 across the inputs.
-template <class T>
-void transpose_weight_rows(T* out, std::ptrdiff_t ld, const T* weight, int c, int row, int rows) {
-  constexpr int kRows = 16;
-  for (int o0 = 0; o0 < rows; o0 += kRows) {
-    const int block = std::min(kRows, rows - o0);
-    const T* w = weight + static_cast<std::ptrdiff_t>(row + o0) * c;
-    for (int i = 0; i < c; ++i)
-      for (int o = 0; o < block; ++o)
-        out[o0 + o + i * ld] = w[static_cast<std::ptrdiff_t>(o) * c + i];
-  }
-}
-
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
 // null. The product adds onto the bias and the residual. `scratch` holds c · oc elements (W
 // column-major, transformer/matrix_product.hpp).
@@ -53,7 +38,7 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [row, rows] = token_chunk(k, oc);
       T* w_k = scratch + static_cast<std::ptrdiff_t>(row) * c;  // (oc_k, C)
-      transpose_weight_rows(w_k, rows, weight, c, row, rows);
+      copy_transposed(w_k, rows, weight + static_cast<std::ptrdiff_t>(row) * c, c, c, rows);
       multiply(out + row, oc, w_k, rows, in, 1, c, rows, tokens, c, false,
                bias ? bias + row : nullptr);
     }
@@ -64,7 +49,7 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
 #pragma omp for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [row, rows] = token_chunk(k, oc);
-      transpose_weight_rows(scratch + row, oc, weight, c, row, rows);
+      copy_transposed(scratch + row, oc, weight + static_cast<std::ptrdiff_t>(row) * c, c, c, rows);
     }
 #pragma omp for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {

@@ -123,6 +123,20 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
     }
 }
 
+// out (cols, rows) = factor · inᵀ for in (rows, cols), both column-major with leading dimensions
+// ld_out, ld_in: the copy that puts an operand stored the other way into multiply's layout. Blocks
+// of 16 columns of in, so that the 16 lines being read stay in L1 across the rows.
+template <class T>
+void copy_transposed(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t ld_in, int rows,
+                     int cols, T factor = T(1)) {
+  constexpr int kBlock = 16;
+  for (int j0 = 0; j0 < cols; j0 += kBlock) {
+    const int j1 = j0 + kBlock < cols ? j0 + kBlock : cols;
+    for (int i = 0; i < rows; ++i)
+      for (int j = j0; j < j1; ++j) out[j + i * ld_out] = factor * in[i + j * ld_in];
+  }
+}
+
 // The same for Eigen column-major blocks and maps (unit inner stride): c = a·b, c += a·b, and with
 // b given by its transpose, c = a·btᵀ, c += a·btᵀ.
 template <class C, class A, class B>

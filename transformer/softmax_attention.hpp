@@ -29,14 +29,6 @@ inline std::size_t softmax_attention_scratch(int length, int head_size) {
                           2 * std::size_t(length) * head_size);
 }
 
-// out (L, d_head) = factor · xᵀ for one head's (d_head, L) block x.
-template <class T>
-void transpose_tokens(T* out, const ConstStridedMap<T>& x, T factor) {
-  const int L = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
-  for (int d = 0; d < hs; ++d)
-    for (int j = 0; j < L; ++j) out[j + static_cast<std::ptrdiff_t>(d) * L] = factor * x(d, j);
-}
-
 // How many keys query i attends to: j < len, and j ≤ i if causal.
 inline int attended_keys(int len, int i, bool causal) {
   return causal ? std::min(len, i + 1) : len;
@@ -55,7 +47,8 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
     T* k_t = work + 2 * std::size_t(kQueryBlock) * L;  // (L, d_head)
     const auto q = a.block(qkv, b, h, 0);
-    transpose_tokens(k_t, a.block(qkv, b, h, a.k_offset()), scale);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    copy_transposed(k_t, L, k.data(), k.outerStride(), hs, L, scale);
     const auto v = a.block(qkv, b, h, a.v_offset());
     auto o = a.output(out, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
@@ -99,8 +92,8 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     const auto q = a.block(qkv, b, h, 0);
     const auto k_all = a.block(qkv, b, h, a.k_offset());
     const auto v_all = a.block(qkv, b, h, a.v_offset());
-    transpose_tokens(k_t, k_all, scale);
-    transpose_tokens(v_t, v_all, T(1));
+    copy_transposed(k_t, L, k_all.data(), k_all.outerStride(), hs, L, scale);
+    copy_transposed(v_t, L, v_all.data(), v_all.outerStride(), hs, L);
     auto dq = a.block(dqkv, b, h, 0);
     auto dk_all = a.block(dqkv, b, h, a.k_offset());
     auto dv_all = a.block(dqkv, b, h, a.v_offset());
