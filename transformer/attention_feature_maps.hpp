@@ -310,6 +310,23 @@ void project_features(T* y, std::ptrdiff_t ldy, const T* omega, int rows,
   }
 }
 
+// favor's keys share one shift over all n columns: phi (m, n) receives the exponents
+// u = s Ωx − s²|x|²/2 (omega: D_φ rows), and the result is their maximum c. Any block of the
+// columns is then finished where it is used: φ = exp(u − c) + ε, shifted_exponential_values(...,
+// c, ε), the same values as feature_map_forward with FeatureShift::shared.
+template <class T>
+T favor_exponents(T* phi, const ConstStridedMap<T>& x, const T* omega, int m, T scale) {
+  const int n = static_cast<int>(x.cols());
+  project_features(phi, m, omega, m, x, scale);
+  T shared_max = -std::numeric_limits<T>::infinity();
+  for (int j = 0; j < n; ++j) {
+    VectorMap<T> u_j(phi + static_cast<std::ptrdiff_t>(j) * m, m);
+    u_j.array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
+    shared_max = std::max(shared_max, u_j.maxCoeff());
+  }
+  return shared_max;
+}
+
 // phi (m, n) = φ(s·x) for the n columns of x (d_head, n), m = D_φ; omega is
 // (particle_rows(spec, m, d_head), d_head) row-major (unused, and may be null, for elu and the
 // native dpfp).
@@ -318,27 +335,23 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
                          const T* omega, int m, T scale, FeatureShift shift) {
   const int n = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
   const int rows = particle_rows(spec, m, hs);
+  const T eps = static_cast<T>(spec.epsilon);
+  if (spec.kind == FeatureMapKind::favor && shift == FeatureShift::shared) {
+    const T shared_max = favor_exponents(phi, x, omega, m, scale);  // over all columns first
+    shifted_exponential_values(phi, phi, static_cast<std::ptrdiff_t>(m) * n, shared_max, eps);
+    return;
+  }
   MatrixMap<T> u(phi, m, n);
   if (rows > 0)  // s Ω x (rows, n)
     project_features(phi + projection_row(spec), m, omega, rows, x, scale);
-  const T eps = static_cast<T>(spec.epsilon);
   switch (spec.kind) {
-    case FeatureMapKind::favor: {
-      // One pass over the columns (each still in L1 from its subtraction) takes the column's
-      // shift; a shared shift needs the maximum over all of them first, then a second pass.
-      T shared_max = -std::numeric_limits<T>::infinity();
-      for (int j = 0; j < n; ++j) {
+    case FeatureMapKind::favor:      // a shift per column
+      for (int j = 0; j < n; ++j) {  // each column still in L1 from its subtraction
         auto u_j = u.col(j);
         u_j.array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
-        if (shift == FeatureShift::shared)
-          shared_max = std::max(shared_max, u_j.maxCoeff());
-        else
-          shifted_exponential_values(u_j.data(), u_j.data(), m, u_j.maxCoeff(), eps);
+        shifted_exponential_values(u_j.data(), u_j.data(), m, u_j.maxCoeff(), eps);
       }
-      if (shift == FeatureShift::shared && n > 0)
-        shifted_exponential_values(phi, phi, static_cast<std::ptrdiff_t>(m) * n, shared_max, eps);
       break;
-    }
     case FeatureMapKind::porf_softplus:
       // softplus(u) = max(u, 0) + log1p(exp(−|u|)), stable for large |u|.
       u.array() = u.array().max(T(0)) + (-u.array().abs()).exp().log1p();

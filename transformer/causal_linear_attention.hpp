@@ -51,12 +51,23 @@ StridedMap<T> token_columns(StridedMap<T>& x, int t0, int w) {
                        Eigen::OuterStride<>(x.outerStride()));
 }
 
+// Brings columns [t0, t0 + w) of x (column-major, any outer stride) towards the core ahead of
+// their use: at long lengths the caches of φ and the q | k | v columns leave L2, and a chunk's
+// products would otherwise wait for each line.
+template <class Map>
+void prefetch_columns(const Map& x, int t0, int w) {
+  constexpr int line = 64 / sizeof(typename Map::Scalar);
+  for (int j = t0; j < t0 + w; ++j)
+    for (int r = 0; r < x.rows(); r += line)
+      __builtin_prefetch(x.data() + r + j * x.outerStride(), 0, 2);
+}
+
 // Per-thread scratch of the causal linear attention, in elements of T (independent of the length)
 // and of double.
 inline std::size_t causal_linear_attention_scratch(int m, int /*length*/, int head_size) {
   const std::size_t c = kCausalChunk, mh = std::size_t(m) * head_size;
-  return per_thread_block(3 * c * m + 4 * mh + 2 * std::size_t(m) + 2 * c * head_size + 2 * c * c +
-                          c);
+  return per_thread_block(3 * c * m + 4 * mh + 3 * std::size_t(m) + 2 * c * head_size + 2 * c * c +
+                          2 * c);
 }
 inline std::size_t causal_linear_attention_scratch_double(int m, int head_size) {
   return per_thread_block(2 * std::size_t(m) * (head_size + 1));
@@ -133,19 +144,37 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
     const auto v = a.block(qkv, b, h, a.v_offset());
     T* phi_q = cache.phi_q + static_cast<std::ptrdiff_t>(bh) * m * L;
     T* phi_k = cache.phi_k + static_cast<std::ptrdiff_t>(bh) * m * L;
-    feature_map_forward(spec, phi_k, k, om, m, scale, FeatureShift::shared);  // (m, L)
+    // favor's keys share one shift over the sequence: their exponents first, each chunk's
+    // exponentials where it is used. The other maps act on each chunk alone.
+    const bool shared_shift = spec.kind == FeatureMapKind::favor;
+    const T key_shift = shared_shift ? favor_exponents(phi_k, k, om, m, scale) : T(0);
     ConstMatrixMap<T> fq(phi_q, m, L), fk(phi_k, m, L);
     Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
     Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
     MatrixMap<T> kv_t(work, hs, m), chunk_kv(work + std::size_t(m) * hs, m, hs);  // kv_t: Sᵀ
     T* scores_t = work + 2 * std::size_t(m) * hs;                                 // (C, C)
     T* phi_k_t = scores_t + kCausalChunk * kCausalChunk;                          // (C, m)
+    T* ones = phi_k_t + std::size_t(kCausalChunk) * m;                            // (C)
+    T* chunk_z = ones + kCausalChunk;                                             // (m)
+    std::fill_n(ones, kCausalChunk, T(1));
     T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
     auto o = a.output(out, b, h);
     kv.setZero();  // S, z: the state before the chunk
     z.setZero();
     for (int t0 = 0; t0 < L; t0 += kCausalChunk) {
       const int w = std::min(kCausalChunk, L - t0);
+      if (t0 + w < L) {  // the next chunk's operands, while this one runs
+        const int next = t0 + w, nw = std::min(kCausalChunk, L - next);
+        prefetch_columns(ConstMatrixMap<T>(phi_k, m, L), next, nw);
+        for (const auto& x : {q, k, v}) prefetch_columns(x, next, nw);
+      }
+      T* phi_k_c = phi_k + static_cast<std::ptrdiff_t>(t0) * m;
+      if (shared_shift)
+        shifted_exponential_values(phi_k_c, phi_k_c, static_cast<std::ptrdiff_t>(m) * w, key_shift,
+                                   static_cast<T>(spec.epsilon));
+      else
+        feature_map_forward(spec, phi_k_c, token_columns(k, t0, w), om, m, scale,
+                            FeatureShift::per_column);
       feature_map_forward(spec, phi_q + static_cast<std::ptrdiff_t>(t0) * m,
                           token_columns(q, t0, w), om, m, scale,
                           FeatureShift::per_column);  // (m, w)
@@ -170,7 +199,8 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       }
       multiply_transposed(chunk_kv, fk_c, v_c);  // Σ_{j in chunk} φk_j v_jᵀ (m, d_head)
       kv += chunk_kv.template cast<double>();
-      for (int j = 0; j < w; ++j) z += fk_c.col(j).template cast<double>();
+      multiply(chunk_z, m, fk_c.data(), m, ones, 1, w, m, 1, w, false);  // Σ_{j in chunk} φk_j
+      z += VectorMap<T>(chunk_z, m).template cast<double>();
     }
   }
 }
@@ -223,8 +253,11 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
     const std::size_t mh = std::size_t(m) * hs;
     MatrixMap<T> kv_t(small, m, hs), dkv_t(small + mh, m, hs), dkv_tt(small + 2 * mh, hs, m),
         chunk_kv(small + 3 * mh, m, hs);
-    VectorMap<T> z_t(small + 4 * mh, m), dz_t(small + 4 * mh + m, m);
-    T* chunk_work = small + 4 * mh + 2 * m;
+    VectorMap<T> z_t(small + 4 * mh, m), dz_t(small + 4 * mh + m, m),
+        chunk_z(small + 4 * mh + 2 * m, m);
+    T* ones = small + 4 * mh + 3 * m;  // (C)
+    std::fill_n(ones, kCausalChunk, T(1));
+    T* chunk_work = ones + kCausalChunk;
     Eigen::Map<Matrix<double>> kv(work_double, m, hs), dkv(work_double + m * hs, m, hs);
     Eigen::Map<Vector<double>> z(work_double + 2 * m * hs, m), dz(work_double + 2 * m * hs + m, m);
 
@@ -235,6 +268,12 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
     dz.setZero();
     for (int t0 = (L - 1) / kCausalChunk * kCausalChunk; t0 >= 0; t0 -= kCausalChunk) {
       const int w = std::min(kCausalChunk, L - t0);
+      if (t0 > 0) {  // the previous chunk's operands, while this one runs
+        const int previous = t0 - kCausalChunk;
+        for (const auto& x : {fq, fk}) prefetch_columns(x, previous, kCausalChunk);
+        for (const auto& x : {q, k, v, o, d_o}) prefetch_columns(x, previous, kCausalChunk);
+        for (const auto& x : {dq, dk, dv}) prefetch_columns(x, previous, kCausalChunk);
+      }
       const auto fq_c = fq.middleCols(t0, w);
       const auto fk_c = fk.middleCols(t0, w);
       const auto v_c = v.middleCols(t0, w);
@@ -249,18 +288,19 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
 
       multiply_transposed(chunk_kv, fk_c, v_c);  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
       kv -= chunk_kv.template cast<double>();
-      for (int j = 0; j < w; ++j) z -= fk_c.col(j).template cast<double>();
+      multiply(chunk_z.data(), m, fk_c.data(), m, ones, 1, w, m, 1, w, false);  // and z
+      z -= chunk_z.template cast<double>();
       kv_t = kv.template cast<T>();
       z_t = z.template cast<T>();
       dkv_t = dkv.template cast<T>();
-      dkv_tt = dkv_t.transpose();
+      copy_transposed(dkv_tt.data(), hs, dkv_t.data(), m, m, hs);
       dz_t = dz.template cast<T>();
 
       for (int i = 0; i < w; ++i) {
         dn.col(i) = d_o.col(t0 + i) * inv[t0 + i];  // dn_i = dout_i / den_i
         dden[i] = -ordered_dot(d_o.col(t0 + i), o.col(t0 + i)) * inv[t0 + i];
       }
-      dn_t = dn.transpose();
+      copy_transposed(dn_t.data(), w, dn.data(), hs, hs, w);
       copy_transposed(phi_k_t, w, fk_c.data(), m, m, w);
       masked_chunk_scores(scores_t.data(), phi_k_t, fq_c.data(), w, m);  // recompute Aᵀ
       masked_chunk_score_gradient(dscores.data(), dn_t.data(), v_c.data(), v_c.outerStride(),
@@ -280,8 +320,8 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
 
       multiply_transposed(chunk_kv, fq_c, dn);  // dS = Σ_i φq_i dn_iᵀ
       dkv += chunk_kv.template cast<double>();
-      for (int i = 0; i < w; ++i)
-        dz += static_cast<double>(dden[i]) * fq_c.col(i).template cast<double>();
+      multiply(chunk_z.data(), m, fq_c.data(), m, dden.data(), 1, w, m, 1, w, false);
+      dz += chunk_z.template cast<double>();  // dz = Σ_i φq_i dden_i
 
       // The chunk's tokens are complete: each map acts on every token alone.
       auto dq_c = token_columns(dq, t0, w);

@@ -48,20 +48,36 @@ typename V::Scalar ordered_dot(const V& x, const W& y) {
   return lane_sum<typename V::Scalar>(x.size(), [&](Eigen::Index i) { return x[i] * y[i]; });
 }
 
-// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double (blocks of 16 channels in
-// parallel, tokens inner, so memory is read in order and each sum runs in token order).
+// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double: blocks of 16 channels in
+// parallel, tokens inner, so memory is read in order. Each sum runs over the tokens in four
+// interleaved partial sums (token n into partial n mod 4, combined as (s₀ + s₁) + (s₂ + s₃)): one
+// chain of dependent additions would wait the adder's latency at every token. The order depends
+// on the token count alone, not on the threads.
 template <class T>
 void add_token_sums(T* sums, const T* x, int c, int tokens) {
-  constexpr int kBlock = 16;
+  constexpr int kBlock = 16, kPartials = 4;
 #pragma omp parallel for schedule(static) if (static_cast <long>(tokens) * c >= 65536)
   for (int i0 = 0; i0 < c; i0 += kBlock) {
     const int width = std::min(kBlock, c - i0);
-    std::array<double, kBlock> acc{};
-    for (int n = 0; n < tokens; ++n) {
+    double partial[kPartials][kBlock] = {};
+    const auto add = [&](double* p, int n) {
       const T* col = x + static_cast<std::ptrdiff_t>(n) * c + i0;
-      for (int i = 0; i < width; ++i) acc[i] += col[i];
+      if (width == kBlock)  // a fixed trip count the compiler keeps in registers
+        for (int i = 0; i < kBlock; ++i) p[i] += col[i];
+      else
+        for (int i = 0; i < width; ++i) p[i] += col[i];
+    };
+    int n = 0;
+    for (; n + kPartials <= tokens; n += kPartials) {
+      add(partial[0], n);
+      add(partial[1], n + 1);
+      add(partial[2], n + 2);
+      add(partial[3], n + 3);
     }
-    for (int i = 0; i < width; ++i) sums[i0 + i] += static_cast<T>(acc[i]);
+    for (; n < tokens; ++n) add(partial[n % kPartials], n);
+    for (int i = 0; i < width; ++i)
+      sums[i0 + i] +=
+          static_cast<T>((partial[0][i] + partial[1][i]) + (partial[2][i] + partial[3][i]));
   }
 }
 
