@@ -1,7 +1,8 @@
 // Forward + backward time of causal (decoder) attention alone against the sequence length
 // L = 256 … 8,192 (float, batch 1, 4 heads of d_head 16): chunked causal linear attention (favor,
 // m = 64) and causal softmax attention, and the least-squares log–log slope of time against L
-// (linear should be ≈ 1, at most 1.1; softmax ≈ 2).
+// (linear should be ≈ 1, at most 1.1; softmax ≈ 2). Each linear time is the fastest of 20 blocks
+// of max-length / L steps, the same tokens at every length.
 //   build/bin/causal_attention_scaling_bench [--max-length 8192] [--max-softmax-length 8192]
 #include <algorithm>
 #include <chrono>
@@ -95,12 +96,19 @@ struct CausalAttentionBench {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  // `warmup` untimed steps, then the fastest of `steps` (robust on a shared machine).
-  double seconds_per_step(int warmup, int steps) {
+  // `warmup` untimed steps, then the fastest of `blocks` blocks of `block_steps` steps each, per
+  // step (robust on a shared machine). Every length times blocks of the same number of tokens:
+  // the fastest of many sub-millisecond steps would dodge the interruptions that a long step
+  // cannot, and bias the slope upwards.
+  double seconds_per_step(int warmup, int blocks, int block_steps) {
     for (int i = 0; i < warmup; ++i) step();
-    double best = step();
-    for (int i = 1; i < steps; ++i) best = std::min(best, step());
-    return best;
+    double best = 0.0;
+    for (int b = 0; b < blocks; ++b) {
+      double block = 0.0;
+      for (int i = 0; i < block_steps; ++i) block += step();
+      best = b == 0 ? block : std::min(best, block);
+    }
+    return best / block_steps;
   }
 };
 
@@ -121,15 +129,15 @@ int main(int argc, char** argv) {
   std::printf("%6s %14s %14s %8s\n", "L", "linear [ms]", "softmax [ms]", "ratio");
   std::vector<double> lin_l, lin_t, soft_l, soft_t;
   for (int L = 256; L <= max_length; L *= 2) {
-    const int repeats = 20;
+    const int repeats = 20, block_steps = std::max(1, max_length / L);
     CausalAttentionBench linear(true, L);
-    const double t_linear = linear.seconds_per_step(1, repeats);
+    const double t_linear = linear.seconds_per_step(1, repeats, block_steps);
     lin_l.push_back(L);
     lin_t.push_back(t_linear);
     double t_softmax = 0.0;
     if (L <= max_softmax) {
       CausalAttentionBench softmax(false, L);
-      t_softmax = softmax.seconds_per_step(1, L <= 1024 ? repeats : 2);
+      t_softmax = softmax.seconds_per_step(1, L <= 1024 ? repeats : 2, 1);
       soft_l.push_back(L);
       soft_t.push_back(t_softmax);
     }
