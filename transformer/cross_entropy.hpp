@@ -18,7 +18,7 @@ double cross_entropy_forward(T* probs, const T* logits, const int* labels, int b
   for (int b = 0; b < batch; ++b) {
     const T* z = logits + static_cast<std::ptrdiff_t>(b) * classes;
     T* p = probs + static_cast<std::ptrdiff_t>(b) * classes;
-    const T shift = *std::max_element(z, z + classes);  // constant: softmax is shift-invariant
+    const T shift = maximum_value(z, classes);  // constant: softmax is shift-invariant
     const double total = shifted_exponential(p, z, classes, shift);  // in T, summed in double
     const T inverse = static_cast<T>(1.0 / total);
     for (int k = 0; k < classes; ++k) p[k] *= inverse;

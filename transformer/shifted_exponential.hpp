@@ -16,6 +16,26 @@
 
 namespace cpm {
 
+// max_j z_j over n ≥ 1 values, a register of lanes at a time (exact: the order of a maximum does
+// not matter). std::max_element compares one element at a time.
+template <class T>
+T maximum_value(const T* z, std::ptrdiff_t n) {
+  using Batch = xsimd::batch<T>;
+  constexpr std::ptrdiff_t width = Batch::size;
+  T best = z[0];
+  std::ptrdiff_t j = 0;
+  if (n >= width) {
+    Batch lanes = Batch::load_unaligned(z);
+    for (j = width; j + width <= n; j += width)
+      lanes = xsimd::max(lanes, Batch::load_unaligned(z + j));
+    alignas(64) T lane[width];
+    lanes.store_aligned(lane);
+    best = *std::max_element(lane, lane + width);
+  }
+  for (; j < n; ++j) best = std::max(best, z[j]);
+  return best;
+}
+
 // out_j = exp(z_j − shift) + offset, j < n (out may equal z).
 template <class T>
 void shifted_exponential_values(T* out, const T* z, std::ptrdiff_t n, T shift, T offset = T(0)) {

@@ -60,7 +60,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
       for (int r = 0; r < rows; ++r) {
         const int n = attended_keys(len, i0 + r, causal);
         T* row = s.row(r).data();
-        const T shift = *std::max_element(row, row + n);  // constant in backward (shift-invariant)
+        const T shift = maximum_value(row, n);  // constant in backward (shift-invariant)
         const double total = shifted_exponential(row, row, n, shift);
         const T inverse = static_cast<T>(1.0 / total);
         for (int j = 0; j < n; ++j) row[j] *= inverse;
