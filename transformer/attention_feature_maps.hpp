@@ -302,9 +302,8 @@ void project_features(T* y, std::ptrdiff_t ldy, const T* omega, int rows,
     const int pr = std::min(piece_rows, rows - r0);
     for (int d0 = 0; d0 < d; d0 += piece_d) {
       const int pd = std::min(piece_d, d - d0);
-      for (int b = 0; b < pd; ++b)
-        for (int r = 0; r < pr; ++r)
-          piece[r + b * pr] = scale * omega[static_cast<std::ptrdiff_t>(r0 + r) * d + d0 + b];
+      copy_transposed(piece, pr, omega + static_cast<std::ptrdiff_t>(r0) * d + d0, d, pd, pr,
+                      scale);  // piece(r, b) = s Ω(r0 + r, d0 + b)
       multiply(y + r0, ldy, piece, pr, x.data() + d0, 1, x.outerStride(), pr, n, pd, d0 > 0);
     }
   }

@@ -149,17 +149,22 @@ void copy_transposed_scalar(T* out, std::ptrdiff_t ld_out, const T* in, std::ptr
 inline void transpose_8x8(float* out, std::ptrdiff_t ld_out, const float* in, std::ptrdiff_t ld_in,
                           float factor) {
   const __m256 f = _mm256_set1_ps(factor);
-  __m256 c[8], p[8], q[8];
+  __m256 c[8], p[8], q[8];  // fully unrolled, so that they stay in registers
+#pragma GCC unroll 8
   for (int k = 0; k < 8; ++k) c[k] = _mm256_mul_ps(f, _mm256_loadu_ps(in + k * ld_in));
+#pragma GCC unroll 4
   for (int k = 0; k < 8; k += 2) {
     p[k] = _mm256_unpacklo_ps(c[k], c[k + 1]);
     p[k + 1] = _mm256_unpackhi_ps(c[k], c[k + 1]);
   }
+#pragma GCC unroll 2
   for (int k = 0; k < 8; k += 4)
+#pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
       q[k + 2 * h] = _mm256_shuffle_ps(p[k + h], p[k + h + 2], _MM_SHUFFLE(1, 0, 1, 0));
       q[k + 2 * h + 1] = _mm256_shuffle_ps(p[k + h], p[k + h + 2], _MM_SHUFFLE(3, 2, 3, 2));
     }
+#pragma GCC unroll 4
   for (int r = 0; r < 4; ++r) {
     _mm256_storeu_ps(out + r * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x20));
     _mm256_storeu_ps(out + (r + 4) * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x31));
