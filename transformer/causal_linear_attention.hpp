@@ -165,7 +165,7 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       const int w = std::min(kCausalChunk, L - t0);
       if (t0 + w < L) {  // the next chunk's operands, while this one runs
         const int next = t0 + w, nw = std::min(kCausalChunk, L - next);
-        prefetch_columns(ConstMatrixMap<T>(phi_k, m, L), next, nw);
+        prefetch_columns(fk, next, nw);
         for (const auto& x : {q, k, v}) prefetch_columns(x, next, nw);
       }
       T* phi_k_c = phi_k + static_cast<std::ptrdiff_t>(t0) * m;
