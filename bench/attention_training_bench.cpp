@@ -3,7 +3,7 @@
 // both on the same cores: d_model 64, 4 heads, 2 layers, m = 64, batch 32, at L = 128 and L = 1024.
 // PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
 // GFLOP/s and their fraction of the measured FMA throughput stand beside.
-//   build/bin/attention_training_bench [--rounds R] [--steps N] [--length L]
+//   build/bin/attention_training_bench [--rounds R] [--steps N] [--length L] [--attention A]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
 
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
                                           {"kernel-favor", 1024},
                                           {"softmax", 128},
                                           {"softmax", 1024}}) {
-    if (!arguments.wants(length)) continue;
+    if (!arguments.wants(attention, length)) continue;
     cpm::bench::TrainingStepBench bench(
         attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
         length);

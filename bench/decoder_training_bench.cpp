@@ -5,7 +5,7 @@
 // positions each), causal softmax and causal linear (favor) attention at L = 128 and L = 1024.
 // PyTorch runs with OpenBLAS and with the reference BLAS (bench/torch_anchor.hpp); cpm's achieved
 // GFLOP/s and their fraction of the measured FMA throughput stand beside.
-//   build/bin/decoder_training_bench [--rounds R] [--steps N] [--length L]
+//   build/bin/decoder_training_bench [--rounds R] [--steps N] [--length L] [--attention A]
 // OMP_NUM_THREADS sets cpm's threads; the PyTorch run is given the same count.
 #include <omp.h>
 
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
                                           {"kernel-favor", 1024},
                                           {"softmax", 128},
                                           {"softmax", 1024}}) {
-    if (!arguments.wants(length)) continue;
+    if (!arguments.wants(attention, length)) continue;
     cpm::bench::DecoderStepBench bench(
         attention == "softmax" ? cpm::AttentionKind::softmax : cpm::AttentionKind::linear, batch,
         length);

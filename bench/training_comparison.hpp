@@ -26,11 +26,16 @@
 
 namespace cpm::bench {
 
-// The benchmarks' command line: --rounds R, --steps N and --length L (only the rows of that L).
+// The benchmarks' command line: --rounds R, --steps N, --length L and --attention A (only the
+// rows of that L and that attention, e.g. kernel-favor or softmax).
 struct ComparisonArguments {
   int rounds = 5, steps = 2;
-  int length = 0;  // 0: every row
-  bool wants(int row_length) const { return length == 0 || length == row_length; }
+  int length = 0;         // 0: every row
+  std::string attention;  // empty: every row
+  bool wants(const std::string& row_attention, int row_length) const {
+    return (length == 0 || length == row_length) &&
+           (attention.empty() || attention == row_attention);
+  }
 };
 
 // false, after the usage line, when R or N is below 1.
@@ -39,9 +44,12 @@ inline bool read_comparison_arguments(int argc, char** argv, ComparisonArguments
     if (std::strcmp(argv[i], "--rounds") == 0) a.rounds = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--steps") == 0) a.steps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--length") == 0) a.length = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--attention") == 0) a.attention = argv[i + 1];
   }
   if (a.rounds >= 1 && a.steps >= 1) return true;
-  std::fprintf(stderr, "usage: %s [--rounds R] [--steps N] [--length L], R, N ≥ 1\n", argv[0]);
+  std::fprintf(stderr,
+               "usage: %s [--rounds R] [--steps N] [--length L] [--attention A], R, N ≥ 1\n",
+               argv[0]);
   return false;
 }
 

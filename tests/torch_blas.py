@@ -36,5 +36,11 @@ def aten_kernels():
     return found.group(1) if found else "unknown"
 
 
+def allocator():
+    """Whether glibc's malloc was told to keep freed memory (no mmap'ed blocks, no heap trimming)."""
+    kept = os.environ.get("MALLOC_MMAP_MAX_") == "0" and "MALLOC_TRIM_THRESHOLD_" in os.environ
+    return "malloc keeps freed memory" if kept else "malloc defaults"
+
+
 def describe():
-    return f"{blas_in_use()}; ATen kernels {aten_kernels()}; torch {torch.__version__}"
+    return f"{blas_in_use()}; ATen kernels {aten_kernels()}; {allocator()}; torch {torch.__version__}"
