@@ -23,7 +23,8 @@ struct TorchBlas {
 
 // OpenBLAS as installed (its threads beside PyTorch's, kernels of its CPU detection); OpenBLAS
 // tuned (one BLAS thread, so that it never competes with PyTorch's own threads, and its
-// SkylakeX kernels where the CPU has AVX-512, which 0.3.21 does not detect on every such CPU),
+// SkylakeX kernels where the CPU has AVX-512, which 0.3.21 does not detect on every such CPU, and
+// ATen's own AVX-512 kernels there, which it does not choose by itself),
 // with glibc's malloc told to keep the memory PyTorch frees: no mmap'ed blocks and no trimming
 // of the heap, so that a step's tensors reuse pages already mapped instead of faulting in fresh
 // ones (thousands of faults per step otherwise, each costly in a virtual machine). The fastest
@@ -33,7 +34,8 @@ inline std::vector<TorchBlas> torch_blas_choices() {
   __builtin_cpu_init();
   const std::string tuned =
       std::string("OPENBLAS_NUM_THREADS=1") +
-      (__builtin_cpu_supports("avx512f") ? " OPENBLAS_CORETYPE=SkylakeX" : "") +
+      (__builtin_cpu_supports("avx512f") ? " OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512"
+                                         : "") +
       " MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184";
   return {{"OpenBLAS", "LD_LIBRARY_PATH=" + openblas, openblas},
           {"OpenBLAS*", "LD_LIBRARY_PATH=" + openblas + " " + tuned, openblas},
