@@ -47,8 +47,8 @@ double timed_training_step(Model& model, AdamW<float>& optimiser,
   const auto start = std::chrono::steady_clock::now();
   model.zero_gradients();
   forward_backward();
-  clip_gradient_norm(model.gradients(), 1.0);
-  optimiser.step(model.parameters(), model.gradients(), 1e-3);
+  optimiser.step(model.parameters(), model.gradients(), 1e-3,
+                 clip_scale(gradient_norm(model.gradients()), 1.0));
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -6,9 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
-#include "transformer/elementwise.hpp"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+
 #include "transformer/interleaved_sum.hpp"
 
 namespace cpm {
@@ -32,15 +37,76 @@ inline double scheduled_learning_rate(double base, std::int64_t step, std::int64
   return low + (base - low) * 0.5 * (1.0 + std::cos(3.141592653589793 * s));
 }
 
-// Scales g so that ‖g‖₂ ≤ max_norm (no-op for max_norm ≤ 0); returns the norm before clipping.
+// ‖g‖₂, summed in an order that depends on the length alone.
 template <class T>
-double clip_gradient_norm(std::vector<T>& g, double max_norm) {
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.size());
-  const double norm = std::sqrt(chunked_sum(g.data(), n, [](double x) { return x * x; }));
-  if (max_norm > 0.0 && norm > max_norm)
-    parallel_scale(g.data(), static_cast<T>(max_norm / norm), n);
-  return norm;
+double gradient_norm(const std::vector<T>& g) {
+  return std::sqrt(
+      chunked_sum(g.data(), static_cast<std::ptrdiff_t>(g.size()), [](double x) { return x * x; }));
 }
+
+// The factor that brings a gradient of norm `norm` to ‖g‖₂ ≤ max_norm: max_norm / norm above it, 1
+// within it or for max_norm ≤ 0 (no clipping). AdamW::step applies it as it reads the gradient.
+inline double clip_scale(double norm, double max_norm) {
+  return max_norm > 0.0 && norm > max_norm ? max_norm / norm : 1.0;
+}
+
+namespace adamw_detail {
+
+// The constants of one step, in the parameters' precision T.
+template <class T>
+struct StepConstants {
+  T beta1, beta2, rate, inverse_c1, inverse_c2, epsilon, decay, gradient_scale;
+};
+
+// One update of n parameters, lanes V (T, or a register of T) at a time; n a multiple of the
+// lanes. Out of line, so that a full block and the padded last one run the same instructions and
+// an element's value does not depend on where the threads' ranges end.
+//   g ← s g,  m ← β₁ m + (1 − β₁) g,  v ← β₂ v + (1 − β₂) g²,  m̂ = m/(1 − β₁ᵗ),  v̂ = v/(1 − β₂ᵗ)
+//   θ ← θ − lr (m̂ / (√v̂ + ε) + λ θ [decay])
+template <class V, class T>
+[[gnu::noinline]] void update(T* parameters, const T* gradients, float* m, float* v,
+                              const unsigned char* decay, std::ptrdiff_t n,
+                              const StepConstants<T>& c) {
+  constexpr std::ptrdiff_t lanes = sizeof(V) / sizeof(T);
+  for (std::ptrdiff_t i = 0; i < n; i += lanes) {
+    T lane_decay[lanes], lane_m[lanes], lane_v[lanes];
+    for (std::ptrdiff_t l = 0; l < lanes; ++l) {
+      lane_decay[l] = decay[i + l] ? c.decay : T(0);
+      lane_m[l] = static_cast<T>(m[i + l]);
+      lane_v[l] = static_cast<T>(v[i + l]);
+    }
+    const auto load = [](const T* x) {
+      if constexpr (std::is_same_v<V, T>)
+        return *x;
+      else
+        return V::load_unaligned(x);
+    };
+    const V g = load(gradients + i) * V(c.gradient_scale);
+    const V new_m = V(c.beta1) * load(lane_m) + V(T(1) - c.beta1) * g;
+    const V new_v = V(c.beta2) * load(lane_v) + V(T(1) - c.beta2) * g * g;
+    const V theta = load(parameters + i);
+    using std::sqrt;
+    using xsimd::sqrt;
+    const V step = (new_m * V(c.inverse_c1)) / (sqrt(new_v * V(c.inverse_c2)) + V(c.epsilon)) +
+                   load(lane_decay) * theta;
+    const V new_theta = theta - V(c.rate) * step;
+    if constexpr (std::is_same_v<V, T>) {
+      lane_m[0] = new_m;
+      lane_v[0] = new_v;
+      parameters[i] = new_theta;
+    } else {
+      new_m.store_unaligned(lane_m);
+      new_v.store_unaligned(lane_v);
+      new_theta.store_unaligned(parameters + i);
+    }
+    for (std::ptrdiff_t l = 0; l < lanes; ++l) {
+      m[i + l] = static_cast<float>(lane_m[l]);
+      v[i + l] = static_cast<float>(lane_v[l]);
+    }
+  }
+}
+
+}  // namespace adamw_detail
 
 template <class T>
 class AdamW {
@@ -52,30 +118,47 @@ class AdamW {
         m_(decay_.size(), 0.0f),
         v_(decay_.size(), 0.0f) {}
 
-  // One update with learning rate lr:
-  //   m ← β₁ m + (1 − β₁) g,  v ← β₂ v + (1 − β₂) g²,  m̂ = m/(1 − β₁ᵗ),  v̂ = v/(1 − β₂ᵗ)
-  //   θ ← θ − lr (m̂ / (√v̂ + ε) + λ θ [decay])
-  void step(std::vector<T>& parameters, const std::vector<T>& gradients, double lr) {
+  // One update (adamw_detail::update) with learning rate lr on the gradients times gradient_scale
+  // (clip_scale's factor). In T, as PyTorch's AdamW in the parameters' precision; float a vector
+  // register at a time, in fixed blocks (the last one padded), so that the result does not depend
+  // on the threads.
+  void step(std::vector<T>& parameters, const std::vector<T>& gradients, double lr,
+            double gradient_scale = 1.0) {
     ++t_;
     const double b1 = settings_.beta1, b2 = settings_.beta2;
-    const double c1 = 1.0 - std::pow(b1, static_cast<double>(t_));
-    const double c2 = 1.0 - std::pow(b2, static_cast<double>(t_));
+    const adamw_detail::StepConstants<T> c{
+        static_cast<T>(b1),
+        static_cast<T>(b2),
+        static_cast<T>(lr),
+        static_cast<T>(1.0 / (1.0 - std::pow(b1, static_cast<double>(t_)))),
+        static_cast<T>(1.0 / (1.0 - std::pow(b2, static_cast<double>(t_)))),
+        static_cast<T>(settings_.epsilon),
+        static_cast<T>(settings_.weight_decay),
+        static_cast<T>(gradient_scale)};
+    using Lanes = std::conditional_t<std::is_same_v<T, float>, xsimd::batch<float>, T>;
+    constexpr std::ptrdiff_t lanes = sizeof(Lanes) / sizeof(T), block = 64 * lanes;
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(parameters.size());
-    // In T, as PyTorch's AdamW in the parameters' precision (float: twice the lanes of double).
-    const T beta1 = static_cast<T>(b1), beta2 = static_cast<T>(b2), rate = static_cast<T>(lr);
-    const T inverse_c1 = static_cast<T>(1.0 / c1), inverse_c2 = static_cast<T>(1.0 / c2);
-    const T epsilon = static_cast<T>(settings_.epsilon),
-            decay = static_cast<T>(settings_.weight_decay);
-#pragma omp parallel for simd schedule(static)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-      const T g = gradients[i];
-      const T m = beta1 * static_cast<T>(m_[i]) + (T(1) - beta1) * g;
-      const T v = beta2 * static_cast<T>(v_[i]) + (T(1) - beta2) * g * g;
-      m_[i] = static_cast<float>(m);
-      v_[i] = static_cast<float>(v);
-      const T update = (m * inverse_c1) / (std::sqrt(v * inverse_c2) + epsilon) +
-                       (decay_[i] ? decay * parameters[i] : T(0));
-      parameters[i] -= rate * update;
+    const std::ptrdiff_t full = n / lanes * lanes, blocks = (full + block - 1) / block;
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < blocks; ++k) {
+      const std::ptrdiff_t i = k * block;
+      adamw_detail::update<Lanes>(parameters.data() + i, gradients.data() + i, m_.data() + i,
+                                  v_.data() + i, decay_.data() + i, std::min(block, full - i), c);
+    }
+    if (full < n) {  // the last n mod lanes parameters, padded to a register
+      T theta[lanes] = {}, g[lanes] = {};
+      float m[lanes] = {}, v[lanes] = {};
+      unsigned char decay[lanes] = {};
+      const std::ptrdiff_t rest = n - full;
+      std::copy_n(parameters.data() + full, rest, theta);
+      std::copy_n(gradients.data() + full, rest, g);
+      std::copy_n(m_.data() + full, rest, m);
+      std::copy_n(v_.data() + full, rest, v);
+      std::copy_n(decay_.data() + full, rest, decay);
+      adamw_detail::update<Lanes>(theta, g, m, v, decay, lanes, c);
+      std::copy_n(theta, rest, parameters.data() + full);
+      std::copy_n(m, rest, m_.data() + full);
+      std::copy_n(v, rest, v_.data() + full);
     }
   }
   std::int64_t steps() const {

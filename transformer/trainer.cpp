@@ -54,12 +54,11 @@ Trainer::Update Trainer::apply_update(std::int64_t step) {
   const double rate = scheduled_learning_rate(t.learning_rate, step, t.warmup_steps, total_steps_,
                                               t.min_learning_rate_ratio) *
                       drop;
-  const double norm = clip_gradient_norm(gradients_, t.clip_norm);
-  optimiser_.step(parameters_, gradients_, rate);
-  if (particles_) {
-    clip_gradient_norm(*particle_gradients_, t.clip_norm);
-    particle_optimiser_.step(*particles_, *particle_gradients_, rate);
-  }
+  const double norm = gradient_norm(gradients_);
+  optimiser_.step(parameters_, gradients_, rate, clip_scale(norm, t.clip_norm));
+  if (particles_)
+    particle_optimiser_.step(*particles_, *particle_gradients_, rate,
+                             clip_scale(gradient_norm(*particle_gradients_), t.clip_norm));
   return {rate, norm};
 }
 
