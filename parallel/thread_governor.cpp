@@ -88,18 +88,12 @@ void ThreadGovernor::record(double seconds) {
     since_probe_ += seconds;
     if (!mine.settled()) return;
     const double median = mine.median();
-    const bool rose = median > kLoadChange * chosen_median_,
-               fell = median * kLoadChange < chosen_median_;
-    if (chosen_median_ == 0.0 || rose || fell) {
-      // The load changed. Only a change towards the other count asks for a look at it now: a
-      // team slowed down (a job started), or one thread sped up (a job ended). One thread
-      // slowed down or a team sped up says nothing for the other count.
-      const bool towards_other = incumbent_ == 0 ? rose : fell;
-      if (chosen_median_ != 0.0 && towards_other) {
-        probe_wait_ = 0.0;
-        losses_ = 0;
-      }
+    if (chosen_median_ == 0.0) {
       chosen_median_ = median;
+    } else if (median > kLoadChange * chosen_median_ || median * kLoadChange < chosen_median_) {
+      chosen_median_ = median;  // the load changed: look at the other count again now
+      probe_wait_ = 0.0;
+      losses_ = 0;
     }
     return;
   }

@@ -15,9 +15,8 @@
 // second one, one step later, before the governor switches. A probe that loses costs the difference
 // to the median; the next probe waits until the steps since this one took 1/kProbeBudget times that
 // cost (so probing takes at most kProbeBudget of the time) and twice as long again after every
-// further loss, up to 2^kMaxBackoff. When the current count's median changes by kLoadChange
-// towards the other count (the team slowed down, or one thread sped up: the machine's load
-// changed), the other count is probed at once.
+// further loss, up to 2^kMaxBackoff. A current count whose median grows by kLoadChange (the
+// machine's load changed) is probed at once.
 #include <array>
 #include <cstdint>
 

@@ -66,18 +66,6 @@ TEST_F(ThreadGovernorTest, FollowsTheLoadWhenItChanges) {
   EXPECT_EQ(governor.current(), 2);
 }
 
-TEST_F(ThreadGovernorTest, OneThreadSlowingDownDoesNotProbeTheTeam) {
-  ThreadGovernor governor;
-  run(governor, 1000, [](int threads) { return threads == 2 ? 60e-3 : 1.0e-3; });
-  ASSERT_EQ(governor.current(), 1);
-  const auto probes = governor.probes();
-  // A third process starts: one thread slows down, and a team of two would slow down more. That
-  // is no reason to try the team again before the probing budget says so.
-  run(governor, 50, [](int threads) { return threads == 2 ? 120e-3 : 2.0e-3; });
-  EXPECT_EQ(governor.probes(), probes);
-  EXPECT_EQ(governor.current(), 1);
-}
-
 TEST_F(ThreadGovernorTest, NoisyTiesDoNotFlap) {
   ThreadGovernor governor;
   int k = 0;
