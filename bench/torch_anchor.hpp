@@ -21,14 +21,14 @@ struct TorchBlas {
   std::string probe;        // a directory that exists when this BLAS is installed
 };
 
-// OpenBLAS as installed (its threads beside PyTorch's, kernels of its CPU detection); OpenBLAS
-// tuned (one BLAS thread, so that it never competes with PyTorch's own threads, and its
-// SkylakeX kernels where the CPU has AVX-512, which 0.3.21 does not detect on every such CPU, and
-// ATen's own AVX-512 kernels there, which it does not choose by itself),
-// with glibc's malloc told to keep the memory PyTorch frees: no mmap'ed blocks and no trimming
-// of the heap, so that a step's tensors reuse pages already mapped instead of faulting in fresh
-// ones (thousands of faults per step otherwise, each costly in a virtual machine). The fastest
-// setting found, bench/RESULTS.md. And the reference BLAS.
+// Three PyTorch runs:
+// - OpenBLAS as installed: its threads beside PyTorch's, the kernels of its CPU detection;
+// - OpenBLAS tuned, the fastest setting found (bench/RESULTS.md): one BLAS thread, so that it
+//   never competes with PyTorch's own threads; where the CPU has AVX-512, OpenBLAS's SkylakeX
+//   kernels and ATen's AVX-512 kernels, which neither picks by itself on every such CPU; and
+//   glibc's malloc keeping the memory PyTorch frees (no mmap'ed blocks, no trimming), so that a
+//   step's tensors reuse mapped pages instead of faulting in thousands of fresh ones per step;
+// - the reference BLAS.
 inline std::vector<TorchBlas> torch_blas_choices() {
   const std::string lib = CPM_LIBRARY_DIR, openblas = lib + "/openblas-pthread";
   __builtin_cpu_init();

@@ -81,6 +81,12 @@ template <class V, class T>
       else
         return V::load_unaligned(x);
     };
+    const auto store = [](const V& value, T* x) {
+      if constexpr (std::is_same_v<V, T>)
+        *x = value;
+      else
+        value.store_unaligned(x);
+    };
     const V g = load(gradients + i) * V(c.gradient_scale);
     const V new_m = V(c.beta1) * load(lane_m) + V(T(1) - c.beta1) * g;
     const V new_v = V(c.beta2) * load(lane_v) + V(T(1) - c.beta2) * g * g;
@@ -90,15 +96,9 @@ template <class V, class T>
     const V step = (new_m * V(c.inverse_c1)) / (sqrt(new_v * V(c.inverse_c2)) + V(c.epsilon)) +
                    load(lane_decay) * theta;
     const V new_theta = theta - V(c.rate) * step;
-    if constexpr (std::is_same_v<V, T>) {
-      lane_m[0] = new_m;
-      lane_v[0] = new_v;
-      parameters[i] = new_theta;
-    } else {
-      new_m.store_unaligned(lane_m);
-      new_v.store_unaligned(lane_v);
-      new_theta.store_unaligned(parameters + i);
-    }
+    store(new_m, lane_m);
+    store(new_v, lane_v);
+    store(new_theta, parameters + i);
     for (std::ptrdiff_t l = 0; l < lanes; ++l) {
       m[i + l] = static_cast<float>(lane_m[l]);
       v[i + l] = static_cast<float>(lane_v[l]);
