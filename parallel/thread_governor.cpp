@@ -16,6 +16,10 @@ std::atomic<int> largest_governed_capacity{0};
 // The count the last governor ended on (0: every thread, 1: one): a study's next run starts
 // where the machine's load left the last one.
 std::atomic<int> last_incumbent{0};
+// When a team last passed a check, and which check (steady-clock ns; 0: never), so that a study
+// of many short runs does not check the team at the start of every one.
+std::atomic<std::int64_t> last_passed_check_ns{0};
+std::atomic<ThreadGovernor::TeamCheck> last_passed_check{nullptr};
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -43,9 +47,10 @@ double ThreadGovernor::Recent::median() const {
   return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-ThreadGovernor::ThreadGovernor(int capacity)
+ThreadGovernor::ThreadGovernor(int capacity, TeamCheck check)
     : capacity_(omp_in_parallel() ? 1
                                   : std::max(1, capacity > 0 ? capacity : omp_get_max_threads())),
+      check_(check),
       chosen_{capacity_, 1} {
   int seen = largest_governed_capacity.load();
   while (seen < capacity_ && !largest_governed_capacity.compare_exchange_weak(seen, capacity_)) {
@@ -63,11 +68,22 @@ int ThreadGovernor::begin_step() {
   nested_ = omp_in_parallel();  // a replica of a parallel ensemble: its team is one thread
   if (nested_) return 1;
   // The first probe follows the first step (beside a busy process a step on the wrong count can
-  // cost a hundred on the right one); a winning probe is confirmed after one more step on the
+  // cost ten on the right one); a winning probe is confirmed after one more step on the
   // incumbent, so that one slow step (the first touches every buffer) does not decide alone.
   const bool was_probe = probing_;
   probing_ = capacity_ > 1 && recent_[incumbent_].count > 0 &&
              (wins_ > 0 ? !was_probe : since_probe_ >= probe_wait_);
+  // A team that has not shown it keeps its cores is checked before it runs a step: at the first
+  // step (a study's next run trusts a check passed less than kCheckValidity ago) and before the
+  // first probe of a pair. A team that fails runs nothing; the step runs on one thread.
+  const bool first_step = steps_[0] + steps_[1] == 0;
+  const bool unproven_team =
+      wins_ == 0 &&
+      (probing_ ? incumbent_ == 1 : incumbent_ == 0 && first_step && !passed_lately());
+  if (capacity_ > 1 && unproven_team && !team_passes_check()) {
+    probing_ = false;
+    incumbent_ = 1;
+  }
   current_ = probing_ ? 1 - incumbent_ : incumbent_;
   if (capacity_ > 1) omp_set_num_threads(chosen_[current_]);
   return chosen_[current_];
@@ -112,10 +128,31 @@ void ThreadGovernor::record(double seconds) {
     probe_wait_ = median / kProbeBudget;  // the count just left gets another look later
     return;
   }
+  lose(seconds - median, median);
+}
+
+bool ThreadGovernor::team_passes_check() {
+  ++checks_;
+  const TeamStallCheck check = check_(chosen_[0]);
+  if (check.stalled_share <= kStalledShare) {
+    last_passed_check_ns.store(now_ns());
+    last_passed_check.store(check_);
+    return true;
+  }
+  lose(check.seconds, recent_[incumbent_].median());
+  return false;
+}
+
+bool ThreadGovernor::passed_lately() const {
+  return last_passed_check.load() == check_ &&
+         now_ns() - last_passed_check_ns.load() < kCheckValidity * 1e9;
+}
+
+void ThreadGovernor::lose(double cost, double median) {
   wins_ = 0;
   losses_ = std::min(losses_ + 1, kMaxBackoff);
   since_probe_ = 0.0;
-  probe_wait_ = std::max(seconds - median, median) / kProbeBudget * std::ldexp(1.0, losses_ - 1);
+  probe_wait_ = std::max(cost, median) / kProbeBudget * std::ldexp(1.0, losses_ - 1);
 }
 
 GovernedStep::GovernedStep(ThreadGovernor& governor, double work)

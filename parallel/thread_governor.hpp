@@ -17,8 +17,17 @@
 // cost (so probing takes at most kProbeBudget of the time) and twice as long again after every
 // further loss, up to 2^kMaxBackoff. A current count whose median grows by kLoadChange (the
 // machine's load changed) is probed at once.
+//
+// Beside busy processes a step on a team that stalls can cost ten steps on one thread, so no step
+// runs on the team unchecked: before the governor's first step on it (unless a check passed less
+// than kCheckValidity ago in this process) and before the first probe of a pair, a check of the
+// team at empty barriers (parallel/team_stall_check.hpp) that finds it stalled for more than
+// kStalledShare of its window counts as a lost probe of its own cost, and the step runs on one
+// thread.
 #include <array>
 #include <cstdint>
+
+#include "parallel/team_stall_check.hpp"
 
 namespace cpm {
 
@@ -34,10 +43,15 @@ class ThreadGovernor {
   static constexpr int kMaxBackoff = 6;
   static constexpr int kSettleSteps = 3;  // steps on a count before its median shows a change
   static constexpr int kWindow = 5;       // the median is over this many recent steps
+  static constexpr double kStalledShare = 0.25;
+  static constexpr double kCheckValidity = 1.0;  // seconds
+
+  // How the team is checked: check_team_stalls, or a stand-in that knows the machine's load.
+  using TeamCheck = TeamStallCheck (*)(int threads);
 
   // `capacity` threads at most (at least 1); the OpenMP maximum when omitted. Made or stepped
   // inside a parallel region (a replica of an ensemble), the governor changes nothing.
-  explicit ThreadGovernor(int capacity = 0);
+  explicit ThreadGovernor(int capacity = 0, TeamCheck check = check_team_stalls);
   // Restores the OpenMP maximum the governor found.
   ~ThreadGovernor();
 
@@ -55,6 +69,7 @@ class ThreadGovernor {
   }
   std::int64_t probes() const { return probes_; }
   std::int64_t switches() const { return switches_; }
+  std::int64_t checks() const { return checks_; }
 
  private:
   struct Recent {
@@ -65,8 +80,13 @@ class ThreadGovernor {
     bool settled() const { return count >= kSettleSteps; }
   };
   void record(double seconds);
+  // Whether the team, about to run the next step, keeps its cores; a failed check is a lost probe.
+  bool team_passes_check();
+  bool passed_lately() const;  // this kind of check, less than kCheckValidity ago
+  void lose(double cost, double median);
 
   int capacity_;
+  TeamCheck check_;
   std::array<int, 2> chosen_;  // [0]: every thread, [1]: one
   int incumbent_ = 0;          // the count steps run on
   int current_ = 0;            // the count of the step under way
@@ -76,7 +96,7 @@ class ThreadGovernor {
   double since_probe_ = 0.0;    // seconds of steps since the last probe
   double probe_wait_ = 0.0;     // seconds to wait before the next probe
   int losses_ = 0, wins_ = 0;
-  std::int64_t probes_ = 0, switches_ = 0;
+  std::int64_t probes_ = 0, switches_ = 0, checks_ = 0;
   bool probing_ = false;
   bool nested_ = false;  // the step under way runs inside a parallel region
 };
