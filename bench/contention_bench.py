@@ -4,7 +4,8 @@ beside a busy process, and the ratio time(2 threads) / time(1 thread) in each co
 
 Jobs: the classifier's training step at L = 128 and 1,024 (bench/training_step_bench, with the
 ThreadGovernor as cpm's trainers run it, and on a fixed team for comparison), a small retrieval
-study (`cpm recall bench/contention_retrieval.toml`) and the default `cpm run`. Conditions: quiet;
+study (`cpm recall bench/contention_retrieval.toml`), the default `cpm run` and a 2D run whose
+grid solver dominates (`cpm run bench/contention_grid.toml`, FFTs of 512²). Conditions: quiet;
 beside one spinning process; beside a second 2-thread `cpm recall` of a retrieval study, looping;
 beside two spinning processes (every core busy). Each cell is the median of --repeats runs.
 
@@ -26,6 +27,7 @@ def jobs(build, scratch, baseline):
     cpm = os.path.join(build, "bin", "cpm")
     step = os.path.join(build, "bin", "training_step_bench")
     retrieval = os.path.join(ROOT, "bench", "contention_retrieval.toml")
+    grid = os.path.join(ROOT, "bench", "contention_grid.toml")
     table = {
         "step128": [step, "--length", "128", "--steps", "100"],
         "step128-fixed": [step, "--length", "128", "--steps", "100", "--fixed"],
@@ -34,11 +36,14 @@ def jobs(build, scratch, baseline):
         "retrieval": [cpm, "recall", retrieval, "--output", os.path.join(scratch, "retrieval"),
                       "--overwrite", "--quiet"],
         "run": [cpm, "run", "--output", os.path.join(scratch, "run"), "--overwrite", "--quiet"],
+        "grid": [cpm, "run", grid, "--output", os.path.join(scratch, "grid"), "--overwrite",
+                 "--quiet"],
     }
-    if baseline:  # the same two commands of an earlier build, for a before/after in one run
+    if baseline:  # the same commands of an earlier build, for a before/after in one run
         old = os.path.join(baseline, "bin", "cpm")
         table["retrieval-baseline"] = [old] + table["retrieval"][1:]
         table["run-baseline"] = [old] + table["run"][1:]
+        table["grid-baseline"] = [old] + table["grid"][1:]
     return table
 
 
@@ -86,10 +91,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline", help="the build folder of an earlier cpm: its retrieval "
-                        "and run jobs are added as retrieval-baseline and run-baseline")
+    parser.add_argument("--baseline", help="the build folder of an earlier cpm: its retrieval, "
+                        "run and grid jobs are added as retrieval-baseline, run-baseline and "
+                        "grid-baseline")
     parser.add_argument("--jobs", default="step128,step128-fixed,step1024,step1024-fixed,"
-                                          "retrieval,run")
+                                          "retrieval,run,grid")
     parser.add_argument("--conditions", default="quiet,spin,cpm2,spin2")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="cpm-contention-")

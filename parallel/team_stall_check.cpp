@@ -40,4 +40,8 @@ TeamStallCheck check_team_stalls(int threads) {
   return {end - start, stalled / (end - window_start)};
 }
 
+bool team_keeps_its_cores(int threads) {
+  return check_team_stalls(threads).stalled_share <= kStalledShare;
+}
+
 }  // namespace cpm

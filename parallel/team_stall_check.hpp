@@ -17,9 +17,14 @@ struct TeamStallCheck {
 // core is caught; a barrier slower than kStalledBarrier waited for a thread off its core.
 inline constexpr double kTeamCheckWindow = 10e-3;
 inline constexpr double kStalledBarrier = 100e-6;
+// A team that waits longer than this share of the window would stall a step.
+inline constexpr double kStalledShare = 0.25;
 
 // Times `threads` threads at empty barriers for kTeamCheckWindow seconds after the first barrier
 // (which only wakes the team). One thread never stalls: {0, 0}.
 TeamStallCheck check_team_stalls(int threads);
+
+// Whether a team of `threads` threads keeps its cores now: check_team_stalls within kStalledShare.
+bool team_keeps_its_cores(int threads);
 
 }  // namespace cpm

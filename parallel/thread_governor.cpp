@@ -89,27 +89,39 @@ int ThreadGovernor::begin_step() {
   return chosen_[current_];
 }
 
-void ThreadGovernor::end_step(double seconds_per_work) {
+void ThreadGovernor::end_step(double seconds_per_work, double work) {
   if (nested_) return;
-  record(seconds_per_work);
+  record(seconds_per_work, check_seconds_ / (work > 0.0 ? work : 1.0));
+  check_seconds_ = 0.0;
+  check_failed_ = false;
   if (capacity_ > 1)
     omp_set_num_threads(chosen_[incumbent_]);  // what runs between steps runs on the incumbent
 }
 
-void ThreadGovernor::record(double seconds) {
+void ThreadGovernor::record(double seconds, double check_cost) {
   ++steps_[current_];
   Recent& mine = recent_[incumbent_];
   if (!probing_) {
     mine.add(seconds);
+    if (check_failed_) {
+      lose(check_cost, mine.median());
+      return;
+    }
     since_probe_ += seconds;
     if (!mine.settled()) return;
     const double median = mine.median();
     if (chosen_median_ == 0.0) {
       chosen_median_ = median;
-    } else if (median > kLoadChange * chosen_median_ || median * kLoadChange < chosen_median_) {
-      chosen_median_ = median;  // the load changed: look at the other count again now
+    } else if ((incumbent_ == 0 && median > kLoadChange * chosen_median_) ||
+               median * kLoadChange < chosen_median_) {
+      // The load changed: look at the other count again now. One thread slowing down is not such
+      // a change (more load beside it makes a team only likelier to stall): its reference is its
+      // fastest median, so only load leaving the machine counts.
+      chosen_median_ = median;
       probe_wait_ = 0.0;
       losses_ = 0;
+    } else if (incumbent_ == 1) {
+      chosen_median_ = std::min(chosen_median_, median);
     }
     return;
   }
@@ -128,19 +140,18 @@ void ThreadGovernor::record(double seconds) {
     probe_wait_ = median / kProbeBudget;  // the count just left gets another look later
     return;
   }
-  lose(seconds - median, median);
+  lose(seconds - median + check_cost, median);
 }
 
 bool ThreadGovernor::team_passes_check() {
   ++checks_;
   const TeamStallCheck check = check_(chosen_[0]);
-  if (check.stalled_share <= kStalledShare) {
-    last_passed_check_ns.store(now_ns());
-    last_passed_check.store(check_);
-    return true;
-  }
-  lose(check.seconds, recent_[incumbent_].median());
-  return false;
+  check_seconds_ = check.seconds;
+  check_failed_ = check.stalled_share > kStalledShare;
+  if (check_failed_) return false;
+  last_passed_check_ns.store(now_ns());
+  last_passed_check.store(check_);
+  return true;
 }
 
 bool ThreadGovernor::passed_lately() const {
@@ -162,7 +173,7 @@ GovernedStep::GovernedStep(ThreadGovernor& governor, double work)
 }
 
 GovernedStep::~GovernedStep() {
-  governor_.end_step(1e-9 * static_cast<double>(now_ns() - start_ns_) / work_);
+  governor_.end_step(1e-9 * static_cast<double>(now_ns() - start_ns_) / work_, work_);
 }
 
 }  // namespace cpm

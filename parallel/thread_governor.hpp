@@ -22,8 +22,8 @@
 // runs on the team unchecked: before the governor's first step on it (unless a check passed less
 // than kCheckValidity ago in this process) and before the first probe of a pair, a check of the
 // team at empty barriers (parallel/team_stall_check.hpp) that finds it stalled for more than
-// kStalledShare of its window counts as a lost probe of its own cost, and the step runs on one
-// thread.
+// kStalledShare of its window (parallel/team_stall_check.hpp) counts as a lost probe of its own
+// cost, and the step runs on one thread.
 #include <array>
 #include <cstdint>
 
@@ -43,7 +43,6 @@ class ThreadGovernor {
   static constexpr int kMaxBackoff = 6;
   static constexpr int kSettleSteps = 3;  // steps on a count before its median shows a change
   static constexpr int kWindow = 5;       // the median is over this many recent steps
-  static constexpr double kStalledShare = 0.25;
   static constexpr double kCheckValidity = 1.0;  // seconds
 
   // How the team is checked: check_team_stalls, or a stand-in that knows the machine's load.
@@ -59,8 +58,8 @@ class ThreadGovernor {
   // the count the governor runs on.
   int begin_step();
   // The wall-clock seconds the step begun last took, per unit of its work (steps of unequal size,
-  // batches of sequences of different lengths, compare by seconds per token).
-  void end_step(double seconds_per_work);
+  // batches of sequences of different lengths, compare by seconds per token), and that work.
+  void end_step(double seconds_per_work, double work = 1.0);
 
   int capacity() const { return capacity_; }
   int current() const { return chosen_[current_]; }
@@ -79,8 +78,10 @@ class ThreadGovernor {
     double median() const;
     bool settled() const { return count >= kSettleSteps; }
   };
-  void record(double seconds);
-  // Whether the team, about to run the next step, keeps its cores; a failed check is a lost probe.
+  void record(double seconds, double check_cost);
+  // Whether the team, about to run the next step, keeps its cores. The check's cost counts, per
+  // unit of the step's work, with the probe it preceded: a failed check is a lost probe of its
+  // own cost, a passed one adds its cost to the probe's if that loses.
   bool team_passes_check();
   bool passed_lately() const;  // this kind of check, less than kCheckValidity ago
   void lose(double cost, double median);
@@ -97,6 +98,8 @@ class ThreadGovernor {
   double probe_wait_ = 0.0;     // seconds to wait before the next probe
   int losses_ = 0, wins_ = 0;
   std::int64_t probes_ = 0, switches_ = 0, checks_ = 0;
+  double check_seconds_ = 0.0;  // wall-clock seconds of the check before the step under way
+  bool check_failed_ = false;
   bool probing_ = false;
   bool nested_ = false;  // the step under way runs inside a parallel region
 };

@@ -1,8 +1,18 @@
 #include "solvers/fftw_planner.hpp"
 
 #include <fftw3-mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
 
 namespace cpm {
+
+void run_fftw_jobs(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*) {
+  const int threads = omp_in_parallel() ? 1 : std::min(njobs, omp_get_max_threads());
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int i = 0; i < njobs; ++i) work(jobdata + elsize * static_cast<std::size_t>(i));
+}
 
 std::mutex& fftw_planner_mutex() {
   static std::mutex m;
@@ -14,6 +24,7 @@ void initialise_fftw_threads() {
   std::call_once(once, [] {
     fftw_init_threads();
     fftw_make_planner_thread_safe();
+    fftw_threads_set_callback(run_fftw_jobs, nullptr);
   });
 }
 

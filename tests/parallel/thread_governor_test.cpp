@@ -33,6 +33,9 @@ TeamStallCheck free_team(int) {
 TeamStallCheck stalled_team(int) {
   return {12e-3, 0.6};
 }
+TeamStallCheck slow_free_team(int) {
+  return {10e-3, 0.0};
+}
 int stalled_checks_left = 0;
 TeamStallCheck stalled_at_first(int threads) {
   return stalled_checks_left-- > 0 ? stalled_team(threads) : free_team(threads);
@@ -134,6 +137,28 @@ TEST_F(ThreadGovernorTest, QuietMachineReturnsToTheTeamAfterAFailedCheck) {
   EXPECT_GT(governor.steps_on(1), 0);
   EXPECT_EQ(governor.current(), 2);
   EXPECT_EQ(governor.switches(), 1);
+}
+
+TEST_F(ThreadGovernorTest, OneThreadSlowingDownAndBackIsNoChangeOfLoad) {
+  // Beside busy processes one thread's steps swing between 40 and 80 ms as the others' load comes
+  // and goes. Only load leaving the machine (steps faster than one thread's best) calls for a new
+  // look at the team; the swings leave the checks on their backoff.
+  ThreadGovernor governor(0, stalled_team);
+  int step = 0;
+  run(governor, 400, [&step](int) { return (step++ / 20) % 2 ? 0.08 : 0.04; });
+  EXPECT_EQ(governor.steps_on(2), 0);
+  EXPECT_LE(governor.checks(), 5);
+}
+
+TEST_F(ThreadGovernorTest, PassedChecksCountInTheProbingBudget) {
+  // Steps of 0.2 ms, where one thread is a little faster than the team: every probe of the team
+  // loses, and each follows a passed check of 10 ms, fifty steps' worth. The probes wait for the
+  // check's cost too, so checks take at most the budget.
+  ThreadGovernor governor(0, slow_free_team);
+  const double steps =
+      run(governor, 20000, [](int threads) { return threads == 2 ? 0.3e-3 : 0.2e-3; });
+  EXPECT_EQ(governor.current(), 1);
+  EXPECT_LT(10e-3 * static_cast<double>(governor.checks()), ThreadGovernor::kProbeBudget * steps);
 }
 
 TEST(TeamStallCheck, OneThreadNeverStallsAndATeamReportsAShare) {

@@ -3,6 +3,7 @@
 #include "solvers/fft_convolution.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "convergence_report.hpp"
 #include "core/quadrature.hpp"
+#include "solvers/fftw_planner.hpp"
 #include "solvers/grid_density.hpp"
 
 namespace cpm {
@@ -69,6 +71,52 @@ TEST(FftConvolution, EqualsTheDirectSumOfTheSameWeights) {
     for (Eigen::Index i = 0; i < grid.size(); ++i)
       ASSERT_NEAR(fast[i], direct[i], 1e-12 * scale) << c.kernel.describe() << " cell " << i;
   }
+}
+
+// A threaded plan splits its loops into jobs; the ThreadGovernor may lower the OpenMP maximum to
+// one thread between steps. The jobs then run on one thread, and the result keeps every bit.
+TEST(FftConvolution, ThreadedPlanGivesTheSameBitsOnOneThread) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const Grid grid = box_grid(Eigen::Vector2d(-1.0, -1.0), Eigen::Vector2d(1.0, 1.0),
+                             Eigen::Vector2i(128, 128));  // padded 256²: a plan of 2 jobs
+  FftConvolution fft(grid, Kernel::log(), FftPlanning::estimate);
+  const std::vector<double> rho = random_density(grid.size(), 3);
+  std::vector<double> team(grid.size()), one(grid.size());
+  fft.convolve(rho.data(), team.data());
+  omp_set_num_threads(1);
+  fft.convolve(rho.data(), one.data());
+  omp_set_num_threads(saved);
+  for (Eigen::Index i = 0; i < grid.size(); ++i) ASSERT_EQ(team[i], one[i]) << "cell " << i;
+}
+
+struct JobRecord {
+  int runs = 0;
+  int thread = -1;
+};
+
+void* record_job(char* job) {
+  auto* record = reinterpret_cast<JobRecord*>(job);
+  ++record->runs;
+  record->thread = omp_get_thread_num();
+  return nullptr;
+}
+
+TEST(FftwJobs, RunEveryJobOnceOnAtMostTheOpenMpMaximum) {
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    std::vector<JobRecord> jobs(6);
+    run_fftw_jobs(record_job, reinterpret_cast<char*>(jobs.data()), sizeof(JobRecord), 6, nullptr);
+    for (const JobRecord& job : jobs) {
+      EXPECT_EQ(job.runs, 1);
+      EXPECT_LT(job.thread, threads);
+    }
+    if (threads == 2) {
+      EXPECT_EQ(jobs.back().thread, 1);  // static shares: the last job's thread
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 // Independent quadrature of ∫_{C_j} W(x_i − y) dy: the singular cell (j = i) by the
