@@ -7,7 +7,6 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "parallel/team_stall_check.hpp"
 #include "solvers/fftw_planner.hpp"
 
 namespace cpm {
@@ -77,14 +76,9 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     const int jobs = padded_size_ >= (1 << 15) ? omp_get_max_threads() : 1;
     fftw_plan_with_nthreads(jobs);
-    // FFTW_MEASURE times hundreds of candidate transforms. Beside busy processes a team would
-    // stall at every one, so the candidates' jobs then run on one thread; the plan keeps its jobs.
-    const int threads = omp_get_max_threads();
-    const bool one_thread = measure && jobs > 1 && !team_keeps_its_cores(jobs);
-    if (one_thread) omp_set_num_threads(1);
+    const PlanningThreads planning_threads(measure, jobs);
     forward_ = fftw_plan_dft_r2c(d, shape, padded_in_, spectrum_, flags);
     backward_ = fftw_plan_dft_c2r(d, shape, spectrum_, padded_out_, flags);
-    if (one_thread) omp_set_num_threads(threads);
   }
   if (!forward_ || !backward_) throw std::runtime_error("FFTW could not plan the convolution");
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "parallel/team_stall_check.hpp"
+
 namespace cpm {
 
 void run_fftw_jobs(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*) {
@@ -32,6 +34,15 @@ void initialise_fftw_mpi() {
   initialise_fftw_threads();
   static std::once_flag once;
   std::call_once(once, [] { fftw_mpi_init(); });
+}
+
+PlanningThreads::PlanningThreads(bool measure, int jobs)
+    : saved_(omp_get_max_threads()), lowered_(measure && jobs > 1 && !team_keeps_its_cores(jobs)) {
+  if (lowered_) omp_set_num_threads(1);
+}
+
+PlanningThreads::~PlanningThreads() {
+  if (lowered_) omp_set_num_threads(saved_);
 }
 
 }  // namespace cpm

@@ -119,6 +119,23 @@ TEST(FftwJobs, RunEveryJobOnceOnAtMostTheOpenMpMaximum) {
   omp_set_num_threads(saved);
 }
 
+TEST(FftwJobs, PlanningLowersTheThreadsOnlyWhenMeasuringATeamAndRestoresThem) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  {
+    const PlanningThreads estimate(false, 2);  // FFTW_ESTIMATE times nothing: no check
+    EXPECT_EQ(omp_get_max_threads(), 2);
+    const PlanningThreads one_job(true, 1);  // a plan of one job runs on one thread anyway
+    EXPECT_EQ(omp_get_max_threads(), 2);
+  }
+  {
+    const PlanningThreads measured(true, 2);  // one thread when the team fails its check
+    EXPECT_TRUE(omp_get_max_threads() == 2 || omp_get_max_threads() == 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  omp_set_num_threads(saved);
+}
+
 // Independent quadrature of ∫_{C_j} W(x_i − y) dy: the singular cell (j = i) by the
 // self-similar split of the cube (see cell_integrated_kernel_test), the cells next to it by
 // 4 sub-cells per axis with 12 Gauss points each, farther cells by 12 Gauss points per axis.
