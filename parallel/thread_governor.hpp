@@ -22,8 +22,8 @@
 // runs on the team unchecked: before the governor's first step on it (unless a check passed less
 // than kCheckValidity ago in this process) and before the first probe of a pair, a check of the
 // team at empty barriers (parallel/team_stall_check.hpp) that finds it stalled for more than
-// kStalledShare of its window (parallel/team_stall_check.hpp) counts as a lost probe of its own
-// cost, and the step runs on one thread.
+// kStalledShare of its window counts as a lost probe of its own cost, and the step runs on one
+// thread.
 #include <array>
 #include <cstdint>
 

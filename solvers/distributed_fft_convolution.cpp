@@ -86,9 +86,8 @@ DistributedFftConvolution::DistributedFftConvolution(const Grid& grid,
   const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    const int jobs = padded_size / ranks >= (1 << 15) ? omp_get_max_threads() : 1;
-    fftw_plan_with_nthreads(jobs);
-    const PlanningThreads planning_threads(measure, jobs);
+    const PlanningThreads planning_threads(
+        measure, padded_size / ranks >= (1 << 15) ? omp_get_max_threads() : 1);
     if (dim_ > 1 && plane_count_ > 0) {
       int shape_of_plane[2];  // FFTW is row-major: the plane's axes reversed
       for (int a = 0; a < s; ++a) shape_of_plane[a] = padded_[s - 1 - a];

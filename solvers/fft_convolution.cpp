@@ -74,9 +74,8 @@ FftConvolution::FftConvolution(const Grid& grid, const InteractionKernel& kernel
   initialise_fftw_threads();
   {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    const int jobs = padded_size_ >= (1 << 15) ? omp_get_max_threads() : 1;
-    fftw_plan_with_nthreads(jobs);
-    const PlanningThreads planning_threads(measure, jobs);
+    const PlanningThreads planning_threads(measure,
+                                           padded_size_ >= (1 << 15) ? omp_get_max_threads() : 1);
     forward_ = fftw_plan_dft_r2c(d, shape, padded_in_, spectrum_, flags);
     backward_ = fftw_plan_dft_c2r(d, shape, spectrum_, padded_out_, flags);
   }

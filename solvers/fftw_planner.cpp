@@ -38,6 +38,7 @@ void initialise_fftw_mpi() {
 
 PlanningThreads::PlanningThreads(bool measure, int jobs)
     : saved_(omp_get_max_threads()), lowered_(measure && jobs > 1 && !team_keeps_its_cores(jobs)) {
+  fftw_plan_with_nthreads(jobs);
   if (lowered_) omp_set_num_threads(1);
 }
 

@@ -19,10 +19,11 @@ void initialise_fftw_mpi();
 // others, on at most the OpenMP maximum's threads (one inside a parallel region).
 void run_fftw_jobs(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*);
 
-// The threads FFTW's planner may use while this object lives. FFTW_MEASURE times hundreds of
-// candidate transforms; beside busy processes a team would stall at every one, so when a plan of
-// `jobs` jobs is measured and the team fails its check (parallel/team_stall_check.hpp), the
-// candidates' jobs run on one thread. The plan keeps its jobs.
+// The jobs of the plans made while this object lives, and the threads FFTW's planner may use
+// meanwhile. FFTW_MEASURE times hundreds of candidate transforms; beside busy processes a team
+// would stall at every one, so when plans of several jobs are measured and the team fails its
+// check (parallel/team_stall_check.hpp), the candidates' jobs run on one thread. The plans keep
+// their jobs. Call with fftw_planner_mutex() held.
 class PlanningThreads {
  public:
   PlanningThreads(bool measure, int jobs);

@@ -122,6 +122,8 @@ TEST(FftwJobs, RunEveryJobOnceOnAtMostTheOpenMpMaximum) {
 TEST(FftwJobs, PlanningLowersTheThreadsOnlyWhenMeasuringATeamAndRestoresThem) {
   const int saved = omp_get_max_threads();
   omp_set_num_threads(2);
+  initialise_fftw_threads();
+  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   {
     const PlanningThreads estimate(false, 2);  // FFTW_ESTIMATE times nothing: no check
     EXPECT_EQ(omp_get_max_threads(), 2);
