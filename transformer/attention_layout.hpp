@@ -18,6 +18,12 @@ struct AttentionLayout {
   int v_offset() const { return (qk_tied ? 1 : 2) * channels(); }
   std::ptrdiff_t column(int b) const { return static_cast<std::ptrdiff_t>(b) * length; }
 
+  // How many pairs of the loop over b · heads + h a thread claims at a time: every head of a
+  // sequence when there are sequences enough for the threads, one otherwise. The heads of one
+  // token sit side by side in q | k | v and in the output, and threads that work on neighbouring
+  // heads keep taking cache lines from each other (the hardware fetches lines in pairs).
+  int heads_per_claim(int threads) const { return batch >= 4 * threads ? heads : 1; }
+
   // (d_head, L) block of q, k or v of head h in sequence b.
   template <class T>
   ConstStridedMap<T> block(const T* qkv, int b, int h, int offset) const {

@@ -134,7 +134,7 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
   const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads;
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
@@ -228,7 +228,7 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = causal_linear_attention_scratch_double(m, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads;
     const int thread = omp_thread();

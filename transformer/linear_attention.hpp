@@ -63,7 +63,7 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
   const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
@@ -122,7 +122,7 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = linear_attention_scratch_double(m, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     const int thread = omp_thread();

@@ -3,11 +3,13 @@
 // its activations in two allocations (T, and double for the sums linear attention keeps), the
 // backward gradients every block shares followed by those of the model's head, the linear layers'
 // per-chunk weight gradients and the attention's per-thread scratch. A training step allocates
-// nothing.
+// nothing. Every allocation, and every piece handed out of one, starts on a cache line
+// (transformer/aligned_buffer.hpp).
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
+#include "transformer/aligned_buffer.hpp"
 #include "transformer/linear_layer.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/thread_index.hpp"
@@ -35,12 +37,12 @@ class ModelBuffers {
   }
   T* take(std::size_t n) {
     T* p = base_ ? base_ + count_ : nullptr;
-    count_ += n;
+    count_ += whole_cache_lines<T>(n);
     return p;
   }
   double* take_double(std::size_t n) {
     double* p = base_double_ ? base_double_ + count_double_ : nullptr;
-    count_double_ += n;
+    count_double_ += whole_cache_lines<double>(n);
     return p;
   }
 
@@ -51,14 +53,16 @@ class ModelBuffers {
                       std::size_t head, std::size_t head_rows) {
     const std::size_t N = tokens, C = shape.d_model, F = shape.d_ff;
     const std::size_t R = (shape.qk_tied ? 2 : 3) * C;
-    backward_.assign(3 * C * N + 2 * F * N + R * N + head, T(0));
+    const std::size_t CN = whole_cache_lines<T>(C * N), FN = whole_cache_lines<T>(F * N),
+                      RN = whole_cache_lines<T>(R * N);
+    backward_.assign(3 * CN + 2 * FN + RN + head, T(0));
     T* d = backward_.data();
     scratch_.d_residual = d;
-    scratch_.d_a = d + C * N;
-    scratch_.d_b = d + 2 * C * N;
-    scratch_.d_ff_a = d + 3 * C * N;
-    scratch_.d_ff_b = scratch_.d_ff_a + F * N;
-    scratch_.d_qkv = scratch_.d_ff_b + F * N;
+    scratch_.d_a = d + CN;
+    scratch_.d_b = d + 2 * CN;
+    scratch_.d_ff_a = d + 3 * CN;
+    scratch_.d_ff_b = scratch_.d_ff_a + FN;
+    scratch_.d_qkv = scratch_.d_ff_b + FN;
     linear_.assign(kTokenChunks * std::max({R * C, F * C, C * C, head_rows * C}), T(0));
     const int threads = max_threads();
     attention_.assign(TransformerBlock<T>::attention_scratch(shape, max_length, causal) * threads,
@@ -68,18 +72,18 @@ class ModelBuffers {
     scratch_.linear = linear_.data();
     scratch_.attention = attention_.data();
     scratch_.attention_double = attention_double_.data();
-    return scratch_.d_qkv + R * N;
+    return scratch_.d_qkv + RN;
   }
   const BlockScratch<T>& scratch() const { return scratch_; }
 
  private:
-  std::vector<T> activations_;
-  std::vector<double> activations_double_;
+  AlignedBuffer<T> activations_;
+  AlignedBuffer<double> activations_double_;
   T* base_ = nullptr;
   double* base_double_ = nullptr;
   std::size_t count_ = 0, count_double_ = 0;
-  std::vector<T> backward_, linear_, attention_;
-  std::vector<double> attention_double_;
+  AlignedBuffer<T> backward_, linear_, attention_;
+  AlignedBuffer<double> attention_double_;
   BlockScratch<T> scratch_{};
 };
 

@@ -41,7 +41,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(L, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
@@ -83,7 +83,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(L, hs);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
