@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "transformer/tensor_map.hpp"
+#include "transformer/token_chunks.hpp"
 
 namespace cpm {
 
@@ -28,44 +29,62 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, 
   }
 }
 
+// Scratch of the backward pass: each chunk's partial dw and db, in elements of T.
+inline std::size_t layer_norm_backward_scratch(int c) {
+  return 2 * static_cast<std::size_t>(kTokenChunks) * c;
+}
+
 // Differentiates `y = (x − μ) r w + b`:
 //   x̂ = (x − μ) r,  g = w ⊙ dy,  din += r (g − mean(g) − x̂ mean(g ⊙ x̂)),
 //   dw += Σ_n dy ⊙ x̂,  db += Σ_n dy.
+// One parallel region: each fixed chunk of tokens (transformer/token_chunks.hpp) writes din of its
+// tokens and, while they are in cache, its partial dw and db (sums over its tokens in double,
+// blocks of 16 channels with the tokens inner), and the partials are added in chunk order.
+// `scratch` holds layer_norm_backward_scratch(c) elements.
 template <class T>
 void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
-                         const T* mean, const T* rstd, int tokens, int c) {
-#pragma omp parallel for schedule(static)
-  for (int n = 0; n < tokens; ++n) {
-    const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
-    const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
-    T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
-    const auto xhat = [&](std::ptrdiff_t i) { return (x[i] - mean[n]) * rstd[n]; };
-    const auto g = [&](std::ptrdiff_t i) { return static_cast<double>(weight[i]) * dy[i]; };
-    const double g_mean = lane_sum<double>(c, g) / c;
-    const double gx_mean =
-        lane_sum<double>(c, [&](std::ptrdiff_t i) { return g(i) * xhat(i); }) / c;
-    for (int i = 0; i < c; ++i)
-      dx[i] += static_cast<T>(rstd[n] * (g(i) - g_mean - xhat(i) * gx_mean));
-  }
-  // Parameter gradients are sums over tokens, in double: blocks of 16 channels, tokens inner (one
-  // block per thread at a time, so each sum runs in token order whatever the threads).
+                         const T* mean, const T* rstd, int tokens, int c, T* scratch) {
   constexpr int kBlock = 16;
-#pragma omp parallel for schedule(static) if (static_cast <long>(tokens) * c >= 65536)
-  for (int i0 = 0; i0 < c; i0 += kBlock) {
-    const int width = std::min(kBlock, c - i0);
-    std::array<double, kBlock> dw{}, db{};
-    for (int n = 0; n < tokens; ++n) {
-      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n) * c + i0;
-      const double mu = mean[n], r = rstd[n];
-      for (int i = 0; i < width; ++i) {
-        dw[i] += static_cast<double>(dout[at + i]) * ((in[at + i] - mu) * r);
-        db[i] += dout[at + i];
+  T* dw_partials = scratch;
+  T* db_partials = scratch + static_cast<std::ptrdiff_t>(kTokenChunks) * c;
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [begin, count] = token_chunk(k, tokens);
+      for (int n = begin; n < begin + count; ++n) {
+        const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
+        const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
+        T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
+        const auto xhat = [&](std::ptrdiff_t i) { return (x[i] - mean[n]) * rstd[n]; };
+        const auto g = [&](std::ptrdiff_t i) { return static_cast<double>(weight[i]) * dy[i]; };
+        const double g_mean = lane_sum<double>(c, g) / c;
+        const double gx_mean =
+            lane_sum<double>(c, [&](std::ptrdiff_t i) { return g(i) * xhat(i); }) / c;
+        for (int i = 0; i < c; ++i)
+          dx[i] += static_cast<T>(rstd[n] * (g(i) - g_mean - xhat(i) * gx_mean));
+      }
+      T* dw = dw_partials + static_cast<std::ptrdiff_t>(k) * c;
+      T* db = db_partials + static_cast<std::ptrdiff_t>(k) * c;
+      for (int i0 = 0; i0 < c; i0 += kBlock) {
+        const int width = std::min(kBlock, c - i0);
+        std::array<double, kBlock> sw{}, sb{};
+        for (int n = begin; n < begin + count; ++n) {
+          const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n) * c + i0;
+          const double mu = mean[n], r = rstd[n];
+          for (int i = 0; i < width; ++i) {
+            sw[i] += static_cast<double>(dout[at + i]) * ((in[at + i] - mu) * r);
+            sb[i] += dout[at + i];
+          }
+        }
+        for (int i = 0; i < width; ++i) {
+          dw[i0 + i] = static_cast<T>(sw[i]);
+          db[i0 + i] = static_cast<T>(sb[i]);
+        }
       }
     }
-    for (int i = 0; i < width; ++i) {
-      dweight[i0 + i] += static_cast<T>(dw[i]);
-      dbias[i0 + i] += static_cast<T>(db[i]);
-    }
+    sum_chunk_partials(dweight, dw_partials, c, true);
+    sum_chunk_partials(dbias, db_partials, c, true);
   }
 }
 

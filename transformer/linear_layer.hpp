@@ -7,20 +7,14 @@
 
 #include "transformer/matrix_product.hpp"
 #include "transformer/tensor_map.hpp"
+#include "transformer/token_chunks.hpp"
 
 namespace cpm {
 
-inline constexpr int kTokenChunks = 8;
-
-// Scratch the backward pass needs for the per-chunk weight gradients, in elements of T.
+// Scratch the backward pass needs for the per-chunk weight and bias gradients (c · oc and oc per
+// chunk), in elements of T.
 inline std::size_t linear_backward_scratch(int c, int oc) {
-  return static_cast<std::size_t>(kTokenChunks) * c * oc;
-}
-
-inline std::pair<int, int> token_chunk(int k, int tokens) {
-  const int begin = static_cast<int>(static_cast<long>(tokens) * k / kTokenChunks);
-  const int end = static_cast<int>(static_cast<long>(tokens) * (k + 1) / kTokenChunks);
-  return {begin, end - begin};
+  return static_cast<std::size_t>(kTokenChunks) * (c + 1) * oc;
 }
 
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
@@ -67,24 +61,13 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
   }
 }
 
-// out[i] (+)= Σ_k partials[k · size + i] over the kTokenChunks chunks, in chunk order (onto out's
-// values with `accumulate`, else overwriting them).
-template <class T>
-void add_chunk_partials(T* out, const T* partials, std::size_t size, bool accumulate) {
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(size);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    T sum = accumulate ? out[i] : T(0);
-    for (int k = 0; k < kTokenChunks; ++k) sum += partials[k * size + i];
-    out[i] = sum;
-  }
-}
-
 // Differentiates `y = W x + b`:  din = Wᵀ dout (overwritten, if non-null), dW += dout xᵀ,
-// db += Σ_n dout. `scratch` holds linear_backward_scratch(c, oc) elements. With many more outputs
-// than tokens (a vocabulary head over a few scored positions) the chunks are output rows instead:
-// each writes its rows of dW, one product over every token with no partial sums, and a partial
-// din from its slice of W; the partials are added in chunk order.
+// db += Σ_n dout, in one parallel region. `scratch` holds linear_backward_scratch(c, oc) elements.
+// Each chunk of tokens writes its partial dW and db (token_sums), and the partials are added in
+// chunk order. With many more outputs than tokens (a vocabulary head over a few scored positions)
+// the chunks are output rows instead: each writes its rows of dW and db, one product and one sum
+// over every token with no partials, and a partial din from its slice of W; those partials are
+// added in chunk order.
 template <class T>
 void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
                      int tokens, int c, int oc, T* scratch) {
@@ -93,36 +76,46 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
   ConstMatrixMap<T> dy(dout, oc, tokens);
   if (oc >= 4 * tokens) {
     const std::size_t part = static_cast<std::size_t>(c) * tokens;  // ≤ c · oc / 4
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < kTokenChunks; ++k) {
-      const auto [row, rows] = token_chunk(k, oc);
-      if (din)  // (C, oc_k)(oc_k, N)
-        multiply(MatrixMap<T>(scratch + k * part, c, tokens), w_t.middleCols(row, rows),
-                 dy.middleRows(row, rows));
-      multiply_transposed(MatrixMap<T>(dweight, c, oc).middleCols(row, rows), x,
-                          dy.middleRows(row, rows), true);  // (C, N)(N, oc_k)
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int k = 0; k < kTokenChunks; ++k) {
+        const auto [row, rows] = token_chunk(k, oc);
+        if (din)  // (C, oc_k)(oc_k, N)
+          multiply(MatrixMap<T>(scratch + k * part, c, tokens), w_t.middleCols(row, rows),
+                   dy.middleRows(row, rows));
+        multiply_transposed(MatrixMap<T>(dweight, c, oc).middleCols(row, rows), x,
+                            dy.middleRows(row, rows), true);  // (C, N)(N, oc_k)
+        if (dbias) token_sums(dbias + row, dout + row, oc, rows, tokens, true);
+      }
+      if (din) sum_chunk_partials(din, scratch, part, false);
     }
-    if (din) add_chunk_partials(din, scratch, part, false);
-    if (dbias) add_token_sums(dbias, dout, oc, tokens);
     return;
   }
   const std::size_t block = static_cast<std::size_t>(c) * oc;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < kTokenChunks; ++k) {
-    const auto [begin, count] = token_chunk(k, tokens);
-    MatrixMap<T> partial(scratch + k * block, c, oc);
-    if (count == 0) {
-      partial.setZero();
-      continue;
+  T* bias_partials = scratch + kTokenChunks * block;
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int k = 0; k < kTokenChunks; ++k) {
+      const auto [begin, count] = token_chunk(k, tokens);
+      MatrixMap<T> partial(scratch + k * block, c, oc);
+      T* bias_partial = bias_partials + static_cast<std::ptrdiff_t>(k) * oc;
+      if (count == 0) {
+        partial.setZero();
+        std::fill_n(bias_partial, oc, T(0));
+        continue;
+      }
+      if (din)  // (C, OC)(OC, n_k)
+        multiply(MatrixMap<T>(din, c, tokens).middleCols(begin, count), w_t,
+                 dy.middleCols(begin, count));
+      multiply_transposed(partial, x.middleCols(begin, count),
+                          dy.middleCols(begin, count));  // (C, n_k)(n_k, OC)
+      if (dbias) token_sums(bias_partial, dy.col(begin).data(), oc, oc, count, false);
     }
-    if (din)  // (C, OC)(OC, n_k)
-      multiply(MatrixMap<T>(din, c, tokens).middleCols(begin, count), w_t,
-               dy.middleCols(begin, count));
-    multiply_transposed(partial, x.middleCols(begin, count),
-                        dy.middleCols(begin, count));  // (C, n_k)(n_k, OC)
+    sum_chunk_partials(dweight, scratch, block, true);
+    if (dbias) sum_chunk_partials(dbias, bias_partials, oc, true);
   }
-  add_chunk_partials(dweight, scratch, block, true);
-  if (dbias) add_token_sums(dbias, dout, oc, tokens);
 }
 
 }  // namespace cpm

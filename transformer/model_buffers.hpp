@@ -1,15 +1,16 @@
 #pragma once
 // The memory a model of stacked blocks (transformer/transformer_block.hpp) runs in, sized once:
 // its activations in two allocations (T, and double for the sums linear attention keeps), the
-// backward gradients every block shares followed by those of the model's head, the linear layers'
-// per-chunk weight gradients and the attention's per-thread scratch. A training step allocates
-// nothing. Every allocation, and every piece handed out of one, starts on a cache line
-// (transformer/aligned_buffer.hpp).
+// backward gradients every block shares followed by those of the model's head, the per-chunk
+// partial gradients of the linear layers and layer norms, and the attention's per-thread scratch.
+// A training step allocates nothing. Every allocation, and every piece handed out of one, starts
+// on a cache line (transformer/aligned_buffer.hpp).
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
 #include "transformer/aligned_buffer.hpp"
+#include "transformer/layer_norm.hpp"
 #include "transformer/linear_layer.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/thread_index.hpp"
@@ -63,7 +64,12 @@ class ModelBuffers {
     scratch_.d_ff_a = d + 3 * CN;
     scratch_.d_ff_b = scratch_.d_ff_a + FN;
     scratch_.d_qkv = scratch_.d_ff_b + FN;
-    linear_.assign(kTokenChunks * std::max({R * C, F * C, C * C, head_rows * C}), T(0));
+    const int c = shape.d_model, f = shape.d_ff, r = static_cast<int>(R);
+    const int h = static_cast<int>(head_rows);
+    linear_.assign(std::max({linear_backward_scratch(c, r), linear_backward_scratch(c, f),
+                             linear_backward_scratch(f, c), linear_backward_scratch(c, h),
+                             layer_norm_backward_scratch(c)}),
+                   T(0));
     const int threads = max_threads();
     attention_.assign(TransformerBlock<T>::attention_scratch(shape, max_length, causal) * threads,
                       T(0));

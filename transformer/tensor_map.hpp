@@ -48,20 +48,20 @@ typename V::Scalar ordered_dot(const V& x, const W& y) {
   return lane_sum<typename V::Scalar>(x.size(), [&](Eigen::Index i) { return x[i] * y[i]; });
 }
 
-// sums[i] += Σ_n x(i, n) for a (C, N) matrix, accumulated in double: blocks of 16 channels in
-// parallel, tokens inner, so memory is read in order. Each sum runs over the tokens in four
-// interleaved partial sums (token n into partial n mod 4, combined as (s₀ + s₁) + (s₂ + s₃)): one
-// chain of dependent additions would wait the adder's latency at every token. The order depends
-// on the token count alone, not on the threads.
+// out[i] (+)= Σ_n x(i, n) over the columns of a (c, tokens) block with leading dimension ld,
+// accumulated in double (onto out's values with `accumulate`): blocks of 16 channels, tokens inner,
+// so memory is read in order. Each sum runs over the tokens in four interleaved partial sums
+// (token n into partial n mod 4, combined as (s₀ + s₁) + (s₂ + s₃)): one chain of dependent
+// additions would wait the adder's latency at every token. Single-threaded; the order depends on
+// the token count alone.
 template <class T>
-void add_token_sums(T* sums, const T* x, int c, int tokens) {
+void token_sums(T* out, const T* x, std::ptrdiff_t ld, int c, int tokens, bool accumulate) {
   constexpr int kBlock = 16, kPartials = 4;
-#pragma omp parallel for schedule(static) if (static_cast <long>(tokens) * c >= 65536)
   for (int i0 = 0; i0 < c; i0 += kBlock) {
     const int width = std::min(kBlock, c - i0);
     double partial[kPartials][kBlock] = {};
     const auto add = [&](double* p, int n) {
-      const T* col = x + static_cast<std::ptrdiff_t>(n) * c + i0;
+      const T* col = x + static_cast<std::ptrdiff_t>(n) * ld + i0;
       if (width == kBlock)  // a fixed trip count the compiler keeps in registers
         for (int i = 0; i < kBlock; ++i) p[i] += col[i];
       else
@@ -75,9 +75,10 @@ void add_token_sums(T* sums, const T* x, int c, int tokens) {
       add(partial[3], n + 3);
     }
     for (; n < tokens; ++n) add(partial[n % kPartials], n);
-    for (int i = 0; i < width; ++i)
-      sums[i0 + i] +=
-          static_cast<T>((partial[0][i] + partial[1][i]) + (partial[2][i] + partial[3][i]));
+    for (int i = 0; i < width; ++i) {
+      const double sum = (partial[0][i] + partial[1][i]) + (partial[2][i] + partial[3][i]);
+      out[i0 + i] = accumulate ? out[i0 + i] + static_cast<T>(sum) : static_cast<T>(sum);
+    }
   }
 }
 

@@ -39,8 +39,8 @@ struct DropoutDraw {
 };
 
 // What the blocks of one model share: the gradients of the backward pass, reused block after
-// block ((C, N) each, d_ff_* (F, N), d_qkv (R, N) with R the q|k|v rows), the linear layers'
-// per-chunk weight gradients and the attention's per-thread scratch.
+// block ((C, N) each, d_ff_* (F, N), d_qkv (R, N) with R the q|k|v rows), the per-chunk partial
+// gradients of the linear layers and layer norms, and the attention's per-thread scratch.
 template <class T>
 struct BlockScratch {
   T *d_residual, *d_a, *d_b, *d_ff_a, *d_ff_b, *d_qkv;
@@ -230,7 +230,7 @@ class TransformerBlock {
                       s.linear);
       // ln2 = LN(residual); adds the branch to d residual
       layer_norm_backward(s.d_residual, g(w_.ln2_w), g(w_.ln2_b), s.d_a, a.residual, w(w_.ln2_w),
-                          a.ln2_mean, a.ln2_rstd, N, C);
+                          a.ln2_mean, a.ln2_rstd, N, C, s.linear);
     }
     if (attention_) {
       // residual = input + dropout(att_proj)
@@ -266,7 +266,7 @@ class TransformerBlock {
     }
     // ln1 = LN(input); adds the branch to d input
     layer_norm_backward(s.d_residual, g(w_.ln1_w), g(w_.ln1_b), s.d_a, a.input, w(w_.ln1_w),
-                        a.ln1_mean, a.ln1_rstd, N, C);
+                        a.ln1_mean, a.ln1_rstd, N, C, s.linear);
   }
 
   const T* input() const { return a_.input; }

@@ -157,7 +157,8 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
   // lnf = LN(top)
   parallel_zero(scratch.d_residual, NC);
   layer_norm_backward(scratch.d_residual, grad(lnf_w_), grad(lnf_b_), scratch.d_a,
-                      blocks_.back().output(), param(lnf_w_), lnf_mean_, lnf_rstd_, N, C);
+                      blocks_.back().output(), param(lnf_w_), lnf_mean_, lnf_rstd_, N, C,
+                      scratch.linear);
   for (int l = shape_.layers - 1; l >= 0; --l) {
     T* particle_gradients = particles ? block_particle_gradients(l) : nullptr;
     blocks_[l].backward(gradients_.data(), parameters_.data(), block_particles(l),

@@ -61,8 +61,9 @@ TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
     return weighted_sum(y.data(), g);
   };
   loss();
+  std::vector<double> scratch(layer_norm_backward_scratch(c));
   layer_norm_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), mean.data(),
-                      rstd.data(), n, c);
+                      rstd.data(), n, c, scratch.data());
   expect_gradient(x, dx, loss, "dx");
   expect_gradient(w, dw, loss, "dw");
   expect_gradient(b, db, loss, "db");
