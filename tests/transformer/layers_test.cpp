@@ -1,5 +1,9 @@
 // Every layer's backward against central finite differences of its forward, in double precision.
 #include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
 
 #include "tests/transformer/finite_difference.hpp"
 #include "transformer/cross_entropy.hpp"
@@ -67,6 +71,37 @@ TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
   expect_gradient(x, dx, loss, "dx");
   expect_gradient(w, dw, loss, "dw");
   expect_gradient(b, db, loss, "db");
+}
+
+// The backward passes of the linear layer (both ways of chunking) and of the layer norm add their
+// chunks' partial gradients in chunk order: 1, 2 and 3 threads give the same bits.
+TEST(TransformerLayers, LinearAndLayerNormGradientsDoNotDependOnTheThreadCount) {
+  const int saved = omp_get_max_threads();
+  const auto gradients = [](int n, int c, int oc) {
+    const auto x = random_vector(c * n, 11), w = random_vector(oc * c, 12);
+    const auto g = random_vector(oc * n, 13), gc = random_vector(c * n, 14);
+    const auto lw = random_vector(c, 15), lb = random_vector(c, 16);
+    std::vector<double> dx(c * n), dw(oc * c, 0.5), db(oc, 0.25), y(c * n), mean(n), rstd(n);
+    std::vector<double> ldx(c * n, 0.0), ldw(c, 0.0), ldb(c, 0.0);
+    std::vector<double> scratch(
+        std::max(linear_backward_scratch(c, oc), layer_norm_backward_scratch(c)));
+    linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc,
+                    scratch.data());
+    layer_norm_forward(y.data(), mean.data(), rstd.data(), x.data(), lw.data(), lb.data(), n, c);
+    layer_norm_backward(ldx.data(), ldw.data(), ldb.data(), gc.data(), x.data(), lw.data(),
+                        mean.data(), rstd.data(), n, c, scratch.data());
+    for (const auto* v : {&dw, &db, &ldx, &ldw, &ldb}) dx.insert(dx.end(), v->begin(), v->end());
+    return dx;
+  };
+  for (const auto& [n, c, oc] : {std::array<int, 3>{37, 20, 9}, std::array<int, 3>{5, 6, 40}}) {
+    omp_set_num_threads(1);
+    const auto reference = gradients(n, c, oc);
+    for (int threads : {2, 3}) {
+      omp_set_num_threads(threads);
+      EXPECT_EQ(gradients(n, c, oc), reference) << threads << " threads, " << n << " tokens";
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST(TransformerLayers, GeluBackwardMatchesFiniteDifferences) {
