@@ -1,0 +1,150 @@
+// One causal favor attention layer of the benchmark decoder (batch 32, L = 128, 4 heads of
+// d_head 16, m = 64, float), forward and backward timed apart, in alternating blocks on one thread
+// and on OMP_NUM_THREADS threads so that both see the same machine. Prints the median
+// milliseconds per layer of each and the speed-up of the team. --offset 16 places every buffer
+// 16 bytes past a cache line, where std::vector's large blocks lie.
+//   OMP_NUM_THREADS=2 build/bin/attention_layer_bench [--blocks 15] [--steps 20] [--offset 0]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "bench/instruction_set.hpp"
+#include "bench/median.hpp"
+#include "core/random_stream.hpp"
+#include "transformer/aligned_buffer.hpp"
+#include "transformer/causal_linear_attention.hpp"
+#include "transformer/thread_index.hpp"
+
+namespace {
+
+// A buffer of n values starting `offset` bytes past a cache line.
+template <class T>
+class Buffer {
+ public:
+  Buffer(std::size_t n, std::size_t offset)
+      : data_(n + offset / sizeof(T)), shift_(offset / sizeof(T)) {}
+  T* data() { return data_.data() + shift_; }
+  std::size_t size() const { return data_.size() - shift_; }
+
+ private:
+  cpm::AlignedBuffer<T> data_;
+  std::size_t shift_;
+};
+
+struct AttentionLayer {
+  static constexpr int kBatch = 32, kLength = 128, kHeads = 4, kHeadSize = 16, kFeatures = 64;
+  static constexpr std::size_t N = std::size_t(kBatch) * kLength, kPairs = kBatch * kHeads,
+                               m = kFeatures;
+  cpm::AttentionLayout layout{kBatch, kLength, kHeads, kHeadSize, false};
+  cpm::FeatureMapSpec spec{cpm::FeatureMapKind::favor, 1e-6};
+  Buffer<float> qkv, omega, out, dout, dqkv, inverse, phi_q, phi_k, scratch;
+  Buffer<double> kv, z, scratch_double;
+
+  explicit AttentionLayer(std::size_t offset)
+      : qkv(std::size_t(layout.qkv_rows()) * N, offset),
+        omega(kHeads * m * kHeadSize, offset),
+        out(std::size_t(layout.channels()) * N, offset),
+        dout(out.size(), offset),
+        dqkv(qkv.size(), offset),
+        inverse(kPairs * kLength, offset),
+        phi_q(kPairs * m * kLength, offset),
+        phi_k(phi_q.size(), offset),
+        scratch(cpm::max_threads() * cpm::causal_linear_attention_scratch(m, kLength, kHeadSize),
+                offset),
+        kv(kPairs * m * kHeadSize, offset),
+        z(kPairs * m, offset),
+        scratch_double(
+            cpm::max_threads() * cpm::causal_linear_attention_scratch_double(m, kHeadSize),
+            offset) {
+    fill_random(qkv, 1, 0.3f);
+    fill_random(omega, 2, 1.0f);
+    fill_random(dout, 3, 1.0f);
+  }
+
+  static void fill_random(Buffer<float>& b, std::uint64_t seed, float scale) {
+    cpm::RandomStream s(seed, cpm::RandomPurpose::test_inputs, 0, 0);
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = scale * static_cast<float>(s.normal());
+  }
+
+  // Seconds of `steps` forward passes and of as many backward passes.
+  std::pair<double, double> time(int steps) {
+    using clock = std::chrono::steady_clock;
+    const cpm::CausalLinearAttentionCache<float> cache{phi_q.data(), phi_k.data(), kv.data(),
+                                                       z.data(), inverse.data()};
+    double forward = 0.0, backward = 0.0;
+    for (int s = 0; s < steps; ++s) {
+      const auto t0 = clock::now();
+      cpm::causal_linear_attention_forward(out.data(), cache, qkv.data(), omega.data(), layout,
+                                           spec, kFeatures, scratch.data(), scratch_double.data());
+      const auto t1 = clock::now();
+      std::fill_n(dqkv.data(), dqkv.size(), 0.0f);  // the caller's zeroing, not timed
+      const auto t2 = clock::now();
+      cpm::causal_linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache, qkv.data(),
+                                            omega.data(), layout, spec, kFeatures, scratch.data(),
+                                            scratch_double.data());
+      const auto t3 = clock::now();
+      forward += std::chrono::duration<double>(t1 - t0).count();
+      backward += std::chrono::duration<double>(t3 - t2).count();
+    }
+    return {forward, backward};
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int blocks = 15, steps = 20, offset = 0;
+  for (int i = 1; i < argc; i += 2) {
+    const bool has_value = i + 1 < argc;
+    if (has_value && std::strcmp(argv[i], "--blocks") == 0) {
+      blocks = std::atoi(argv[i + 1]);
+    } else if (has_value && std::strcmp(argv[i], "--steps") == 0) {
+      steps = std::atoi(argv[i + 1]);
+    } else if (has_value && std::strcmp(argv[i], "--offset") == 0) {
+      offset = std::atoi(argv[i + 1]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: attention_layer_bench [--blocks B] [--steps S] [--offset bytes]\n");
+      return 2;
+    }
+  }
+  cpm::print_instruction_set();
+  const int threads = omp_get_max_threads();
+  if (blocks < 1 || steps < 1 || offset < 0 || offset % 8 != 0) {
+    std::fprintf(stderr,
+                 "attention_layer_bench: --blocks and --steps must be positive, --offset a "
+                 "multiple of 8 bytes\n");
+    return 2;
+  }
+  AttentionLayer layer(offset);
+  layer.time(2);  // first touch of every buffer
+  std::vector<double> f1, b1, fn, bn;
+  for (int b = 0; b < blocks; ++b) {
+    omp_set_num_threads(1);
+    auto [f, bw] = layer.time(steps);
+    f1.push_back(1e3 * f / steps);
+    b1.push_back(1e3 * bw / steps);
+    omp_set_num_threads(threads);
+    std::tie(f, bw) = layer.time(steps);
+    fn.push_back(1e3 * f / steps);
+    bn.push_back(1e3 * bw / steps);
+  }
+  using cpm::bench::median;
+  std::printf(
+      "causal favor attention, batch %d, L %d, %d heads of d_head %d, m %d, float: ms per layer "
+      "(median of %d blocks of %d steps), buffers %d bytes past a cache line\n",
+      AttentionLayer::kBatch, AttentionLayer::kLength, AttentionLayer::kHeads,
+      AttentionLayer::kHeadSize, AttentionLayer::kFeatures, blocks, steps, offset);
+  std::printf("%10s %10s %10s\n", "threads", "forward", "backward");
+  std::printf("%10d %10.3f %10.3f\n", 1, median(f1), median(b1));
+  std::printf("%10d %10.3f %10.3f\n", threads, median(fn), median(bn));
+  std::printf("%10s %10.2f %10.2f\n", "speed-up", median(f1) / median(fn), median(b1) / median(bn));
+  return 0;
+}
