@@ -3,7 +3,7 @@
 // The head blocks of q | k | v and of the attention output are 16 floats, one line each when the
 // buffer is aligned; with the 16-byte alignment of std::vector every block straddles two lines,
 // each shared with a neighbouring head, and the threads that work on neighbouring heads keep
-// taking those lines from each other (the causal attention ran 1.3–1.4× slower on two threads).
+// taking those lines from each other (docs/parallelism.md §3).
 #include <cstddef>
 #include <vector>
 
