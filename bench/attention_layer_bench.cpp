@@ -2,7 +2,8 @@
 // d_head 16, m = 64, float), forward and backward timed apart, in alternating blocks on one thread
 // and on OMP_NUM_THREADS threads so that both see the same machine. Prints the median
 // milliseconds per layer of each and the speed-up of the team. --offset 16 places every buffer
-// 16 bytes past a cache line, where std::vector's large blocks lie.
+// 16 bytes past a cache line, where glibc's malloc puts a large block (cpm's operator new aligns
+// every block to a line, core/heap_alignment.hpp).
 //   OMP_NUM_THREADS=2 build/bin/attention_layer_bench [--blocks 15] [--steps 20] [--offset 0]
 #include <omp.h>
 
@@ -18,7 +19,6 @@
 #include "bench/instruction_set.hpp"
 #include "bench/median.hpp"
 #include "core/random_stream.hpp"
-#include "transformer/aligned_buffer.hpp"
 #include "transformer/causal_linear_attention.hpp"
 #include "transformer/thread_index.hpp"
 
@@ -34,7 +34,7 @@ class Buffer {
   std::size_t size() const { return data_.size() - shift_; }
 
  private:
-  cpm::AlignedBuffer<T> data_;
+  std::vector<T> data_;  // on a cache line (core/heap_alignment.hpp)
   std::size_t shift_;
 };
 

@@ -13,4 +13,12 @@ namespace cpm {
 
 inline constexpr std::size_t kHeapAlignment = 64;  // one cache line, one AVX-512 register
 
+// n elements of T rounded up to whole kHeapAlignment-byte blocks: the pieces a buffer is cut into
+// in such sizes start on the boundary as the buffer does.
+template <class T>
+constexpr std::size_t whole_aligned_blocks(std::size_t n) {
+  constexpr std::size_t per_block = kHeapAlignment / sizeof(T);
+  return (n + per_block - 1) / per_block * per_block;
+}
+
 }  // namespace cpm

@@ -3,13 +3,14 @@
 // its activations in two allocations (T, and double for the sums linear attention keeps), the
 // backward gradients every block shares followed by those of the model's head, the per-chunk
 // partial gradients of the linear layers and layer norms, and the attention's per-thread scratch.
-// A training step allocates nothing. Every allocation, and every piece handed out of one, starts
-// on a cache line (transformer/aligned_buffer.hpp).
+// A training step allocates nothing. Every piece handed out of an allocation covers whole cache
+// lines, so it starts on one as the allocation does (core/heap_alignment.hpp): the 16 floats of
+// one head's q, k, v or output are then one line, not two shared with the neighbouring heads.
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
-#include "transformer/aligned_buffer.hpp"
+#include "core/heap_alignment.hpp"
 #include "transformer/layer_norm.hpp"
 #include "transformer/linear_layer.hpp"
 #include "transformer/model_shape.hpp"
@@ -38,12 +39,12 @@ class ModelBuffers {
   }
   T* take(std::size_t n) {
     T* p = base_ ? base_ + count_ : nullptr;
-    count_ += whole_cache_lines<T>(n);
+    count_ += whole_aligned_blocks<T>(n);
     return p;
   }
   double* take_double(std::size_t n) {
     double* p = base_double_ ? base_double_ + count_double_ : nullptr;
-    count_double_ += whole_cache_lines<double>(n);
+    count_double_ += whole_aligned_blocks<double>(n);
     return p;
   }
 
@@ -54,8 +55,8 @@ class ModelBuffers {
                       std::size_t head, std::size_t head_rows) {
     const std::size_t N = tokens, C = shape.d_model, F = shape.d_ff;
     const std::size_t R = (shape.qk_tied ? 2 : 3) * C;
-    const std::size_t CN = whole_cache_lines<T>(C * N), FN = whole_cache_lines<T>(F * N),
-                      RN = whole_cache_lines<T>(R * N);
+    const std::size_t CN = whole_aligned_blocks<T>(C * N), FN = whole_aligned_blocks<T>(F * N),
+                      RN = whole_aligned_blocks<T>(R * N);
     backward_.assign(3 * CN + 2 * FN + RN + head, T(0));
     T* d = backward_.data();
     scratch_.d_residual = d;
@@ -83,13 +84,13 @@ class ModelBuffers {
   const BlockScratch<T>& scratch() const { return scratch_; }
 
  private:
-  AlignedBuffer<T> activations_;
-  AlignedBuffer<double> activations_double_;
+  std::vector<T> activations_;
+  std::vector<double> activations_double_;
   T* base_ = nullptr;
   double* base_double_ = nullptr;
   std::size_t count_ = 0, count_double_ = 0;
-  AlignedBuffer<T> backward_, linear_, attention_;
-  AlignedBuffer<double> attention_double_;
+  std::vector<T> backward_, linear_, attention_;
+  std::vector<double> attention_double_;
   BlockScratch<T> scratch_{};
 };
 

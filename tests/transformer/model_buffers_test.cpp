@@ -1,5 +1,6 @@
-// The model's activations and scratch start on cache lines (transformer/aligned_buffer.hpp), and
-// attention claims whole sequences only when there are enough of them for the threads.
+// Every piece of the model's activations and scratch starts on a cache line
+// (core/heap_alignment.hpp), and attention claims whole sequences only when there are enough of
+// them for the threads.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,7 +14,7 @@ namespace cpm {
 namespace {
 
 bool on_cache_line(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % kCacheLineBytes == 0;
+  return reinterpret_cast<std::uintptr_t>(p) % kHeapAlignment == 0;
 }
 
 TEST(ModelBuffers, EveryPieceStartsOnACacheLine) {
