@@ -1,10 +1,12 @@
-// One causal favor attention layer of the benchmark decoder (batch 32, L = 128, 4 heads of
-// d_head 16, m = 64, float), forward and backward timed apart, in alternating blocks on one thread
-// and on OMP_NUM_THREADS threads so that both see the same machine. Prints the median
-// milliseconds per layer of each and the speed-up of the team. --offset 16 places every buffer
-// 16 bytes past a cache line, where glibc's malloc puts a large block (cpm's operator new aligns
-// every block to a line, core/heap_alignment.hpp).
-//   OMP_NUM_THREADS=2 build/bin/attention_layer_bench [--blocks 15] [--steps 20] [--offset 0]
+// One attention layer of the benchmark models (batch 32, 4 heads of d_head 16, float): causal
+// favor attention with m = 64 (the decoder's, the default) or softmax attention, causal or (with
+// --bidirectional, the classifier's) not, at length L (128 unless --length). Forward and backward
+// are timed apart, in alternating blocks on one thread and on OMP_NUM_THREADS threads so that both
+// see the same machine. Prints the median milliseconds per layer of each and the speed-up of the
+// team. --offset 16 places every buffer 16 bytes past a cache line, where glibc's malloc puts a
+// large block (cpm's operator new aligns every block to a line, core/heap_alignment.hpp).
+//   OMP_NUM_THREADS=2 build/bin/attention_layer_bench [--attention favor|softmax]
+//       [--bidirectional] [--length 128] [--blocks 15] [--steps 20] [--offset 0]
 #include <omp.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "bench/median.hpp"
 #include "core/random_stream.hpp"
 #include "transformer/causal_linear_attention.hpp"
+#include "transformer/softmax_attention.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace {
@@ -39,24 +42,35 @@ class Buffer {
 };
 
 struct AttentionLayer {
-  static constexpr int kBatch = 32, kLength = 128, kHeads = 4, kHeadSize = 16, kFeatures = 64;
-  static constexpr std::size_t N = std::size_t(kBatch) * kLength, kPairs = kBatch * kHeads,
-                               m = kFeatures;
-  cpm::AttentionLayout layout{kBatch, kLength, kHeads, kHeadSize, false};
+  static constexpr int kBatch = 32, kHeads = 4, kHeadSize = 16, kFeatures = 64;
+  static constexpr std::size_t kPairs = kBatch * kHeads, m = kFeatures;
+  const bool softmax, causal;
+  const int length;
+  const std::size_t N;
+  cpm::AttentionLayout layout;
   cpm::FeatureMapSpec spec{cpm::FeatureMapKind::favor, 1e-6};
+  std::vector<int> lengths;
   Buffer<float> qkv, omega, out, dout, dqkv, inverse, phi_q, phi_k, scratch;
   Buffer<double> kv, z, scratch_double;
 
-  explicit AttentionLayer(std::size_t offset)
-      : qkv(std::size_t(layout.qkv_rows()) * N, offset),
+  AttentionLayer(bool softmax_, bool causal_, int length_, std::size_t offset)
+      : softmax(softmax_),
+        causal(causal_),
+        length(length_),
+        N(std::size_t(kBatch) * length),
+        layout{kBatch, length, kHeads, kHeadSize, false},
+        lengths(kBatch, length),
+        qkv(std::size_t(layout.qkv_rows()) * N, offset),
         omega(kHeads * m * kHeadSize, offset),
         out(std::size_t(layout.channels()) * N, offset),
         dout(out.size(), offset),
         dqkv(qkv.size(), offset),
-        inverse(kPairs * kLength, offset),
-        phi_q(kPairs * m * kLength, offset),
+        inverse(kPairs * length, offset),  // softmax: the log-sum-exp
+        phi_q(softmax ? 0 : kPairs * m * length, offset),
         phi_k(phi_q.size(), offset),
-        scratch(cpm::max_threads() * cpm::causal_linear_attention_scratch(m, kLength, kHeadSize),
+        scratch(cpm::max_threads() *
+                    (softmax ? cpm::softmax_attention_scratch(kHeadSize)
+                             : cpm::causal_linear_attention_scratch(m, length, kHeadSize)),
                 offset),
         kv(kPairs * m * kHeadSize, offset),
         z(kPairs * m, offset),
@@ -73,57 +87,91 @@ struct AttentionLayer {
     for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = scale * static_cast<float>(s.normal());
   }
 
+  void forward() {
+    if (softmax) {
+      cpm::softmax_attention_forward(out.data(), inverse.data(), qkv.data(), lengths.data(), layout,
+                                     scratch.data(), causal);
+      return;
+    }
+    cpm::causal_linear_attention_forward(out.data(), cache(), qkv.data(), omega.data(), layout,
+                                         spec, kFeatures, scratch.data(), scratch_double.data());
+  }
+
+  void backward() {
+    if (softmax) {
+      cpm::softmax_attention_backward(dqkv.data(), dout.data(), out.data(), inverse.data(),
+                                      qkv.data(), lengths.data(), layout, scratch.data(), causal);
+      return;
+    }
+    cpm::causal_linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache(), qkv.data(),
+                                          omega.data(), layout, spec, kFeatures, scratch.data(),
+                                          scratch_double.data());
+  }
+
+  cpm::CausalLinearAttentionCache<float> cache() {
+    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inverse.data()};
+  }
+
   // Seconds of `steps` forward passes and of as many backward passes.
   std::pair<double, double> time(int steps) {
     using clock = std::chrono::steady_clock;
-    const cpm::CausalLinearAttentionCache<float> cache{phi_q.data(), phi_k.data(), kv.data(),
-                                                       z.data(), inverse.data()};
-    double forward = 0.0, backward = 0.0;
+    double forward_seconds = 0.0, backward_seconds = 0.0;
     for (int s = 0; s < steps; ++s) {
       const auto t0 = clock::now();
-      cpm::causal_linear_attention_forward(out.data(), cache, qkv.data(), omega.data(), layout,
-                                           spec, kFeatures, scratch.data(), scratch_double.data());
+      forward();
       const auto t1 = clock::now();
       std::fill_n(dqkv.data(), dqkv.size(), 0.0f);  // the caller's zeroing, not timed
       const auto t2 = clock::now();
-      cpm::causal_linear_attention_backward(dqkv.data(), dout.data(), out.data(), cache, qkv.data(),
-                                            omega.data(), layout, spec, kFeatures, scratch.data(),
-                                            scratch_double.data());
+      backward();
       const auto t3 = clock::now();
-      forward += std::chrono::duration<double>(t1 - t0).count();
-      backward += std::chrono::duration<double>(t3 - t2).count();
+      forward_seconds += std::chrono::duration<double>(t1 - t0).count();
+      backward_seconds += std::chrono::duration<double>(t3 - t2).count();
     }
-    return {forward, backward};
+    return {forward_seconds, backward_seconds};
   }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int blocks = 15, steps = 20, offset = 0;
-  for (int i = 1; i < argc; i += 2) {
+  int blocks = 15, steps = 20, offset = 0, length = 128;
+  bool softmax = false, causal = true;
+  for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (has_value && std::strcmp(argv[i], "--blocks") == 0) {
-      blocks = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--bidirectional") == 0) {
+      causal = false;
+    } else if (has_value && std::strcmp(argv[i], "--attention") == 0 &&
+               (std::strcmp(argv[i + 1], "favor") == 0 ||
+                std::strcmp(argv[i + 1], "softmax") == 0)) {
+      softmax = std::strcmp(argv[++i], "softmax") == 0;
+    } else if (has_value && std::strcmp(argv[i], "--length") == 0) {
+      length = std::atoi(argv[++i]);
+    } else if (has_value && std::strcmp(argv[i], "--blocks") == 0) {
+      blocks = std::atoi(argv[++i]);
     } else if (has_value && std::strcmp(argv[i], "--steps") == 0) {
-      steps = std::atoi(argv[i + 1]);
+      steps = std::atoi(argv[++i]);
     } else if (has_value && std::strcmp(argv[i], "--offset") == 0) {
-      offset = std::atoi(argv[i + 1]);
+      offset = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
-                   "usage: attention_layer_bench [--blocks B] [--steps S] [--offset bytes]\n");
+                   "usage: attention_layer_bench [--attention favor|softmax] [--bidirectional] "
+                   "[--length L] [--blocks B] [--steps S] [--offset bytes]\n");
       return 2;
     }
   }
   cpm::print_instruction_set();
   const int threads = omp_get_max_threads();
-  if (blocks < 1 || steps < 1 || offset < 0 || offset % 8 != 0) {
+  if (blocks < 1 || steps < 1 || length < 1 || offset < 0 || offset % 8 != 0) {
     std::fprintf(stderr,
-                 "attention_layer_bench: --blocks and --steps must be positive, --offset a "
-                 "multiple of 8 bytes\n");
+                 "attention_layer_bench: --blocks, --steps and --length must be positive, "
+                 "--offset a multiple of 8 bytes\n");
     return 2;
   }
-  AttentionLayer layer(offset);
+  if (!softmax && !causal) {
+    std::fprintf(stderr, "attention_layer_bench: --bidirectional is for --attention softmax\n");
+    return 2;
+  }
+  AttentionLayer layer(softmax, causal, length, offset);
   layer.time(2);  // first touch of every buffer
   std::vector<double> f1, b1, fn, bn;
   for (int b = 0; b < blocks; ++b) {
@@ -138,10 +186,11 @@ int main(int argc, char** argv) {
   }
   using cpm::bench::median;
   std::printf(
-      "causal favor attention, batch %d, L %d, %d heads of d_head %d, m %d, float: ms per layer "
-      "(median of %d blocks of %d steps), buffers %d bytes past a cache line\n",
-      AttentionLayer::kBatch, AttentionLayer::kLength, AttentionLayer::kHeads,
-      AttentionLayer::kHeadSize, AttentionLayer::kFeatures, blocks, steps, offset);
+      "%s %s attention, batch %d, L %d, %d heads of d_head %d%s, float: ms per layer (median of "
+      "%d blocks of %d steps), buffers %d bytes past a cache line\n",
+      causal ? "causal" : "bidirectional", softmax ? "softmax" : "favor", AttentionLayer::kBatch,
+      length, AttentionLayer::kHeads, AttentionLayer::kHeadSize, softmax ? "" : ", m 64", blocks,
+      steps, offset);
   std::printf("%10s %10s %10s\n", "threads", "forward", "backward");
   std::printf("%10d %10.3f %10.3f\n", 1, median(f1), median(b1));
   std::printf("%10d %10.3f %10.3f\n", threads, median(fn), median(bn));

@@ -1,32 +1,41 @@
 #pragma once
 // Exact softmax attention, the baseline and the test reference:
 //   out_i = Σ_{j<len} p_ij v_j,   p_ij = exp(s_ij − lse_i),   s_ij = q_iᵀk_j / √d_head.
-// Queries are processed in blocks of kQueryBlock rows; only a (block × L) tile of scores exists at
-// a time, and the backward pass recomputes it from the stored log-sum-exp (as FlashAttention), so
-// memory stays O(L) per head. Keys at padding positions are excluded. With `causal` (decoder
-// attention) query i sees only the keys j ≤ i: a query block starting at i0 reads the keys
-// [0, i0 + rows), and within it the entries j > i are excluded.
-// The products run through transformer/matrix_product.hpp, whose left operand is column-major:
-// each head's keys (and, backward, values) are first copied transposed, (L, d_head), the keys
-// times 1/√d_head. A row-major (rows, keys) tile is the column-major (keys, rows) matrix of its
-// transpose, e.g. sᵀ = (k/√d)ᵀ q.
+// Work goes in (query block × key block) tiles of scores, kQueryBlock × kKeyBlock, small enough
+// that a tile, its gradient and the blocks they multiply stay in L1 at any length. The forward
+// pass keeps per query a running maximum of the scores and sum of exponentials over the key blocks
+// (the online softmax, docs/model.md), rescaling what earlier blocks added when the maximum grows;
+// the backward pass recomputes each tile from the stored log-sum-exp. Keys at padding positions
+// are excluded. With `causal` (decoder attention) query i sees only the keys j ≤ i: tiles wholly
+// above the diagonal are skipped, and in the diagonal ones the later keys' scores are −∞.
+// A tile is stored (queries, keys) column-major, one register holding a key's scores for
+// consecutive queries, so that the softmax's maxima and sums per query are lanes of registers
+// (no horizontal sums) and the products giving s, dp and dqᵀ have the query block as their long
+// side (transformer/matrix_product.hpp); the query rows are padded to whole registers with zero
+// queries, which never reach an output.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
-#include "transformer/shifted_exponential.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
 
 inline constexpr int kQueryBlock = 64;
+inline constexpr int kKeyBlock = 64;
 
-// Per-thread scratch of the softmax attention, in elements of T.
-inline std::size_t softmax_attention_scratch(int length, int head_size) {
-  return per_thread_block(2 * std::size_t(kQueryBlock) * length + 2 * kQueryBlock +
-                          2 * std::size_t(length) * head_size);
+// Per-thread scratch of the softmax attention, in elements of T: two tiles, three (queries,
+// d_head) blocks and two values per query.
+inline std::size_t softmax_attention_scratch(int head_size) {
+  return per_thread_block(std::size_t(kQueryBlock) * (2 * kKeyBlock + 3 * head_size + 2));
 }
 
 // How many keys query i attends to: j < len, and j ≤ i if causal.
@@ -34,41 +43,157 @@ inline int attended_keys(int len, int i, bool causal) {
   return causal ? std::min(len, i + 1) : len;
 }
 
+namespace softmax_attention_detail {
+
+// The query rows of a tile rounded up to whole registers.
+template <class T>
+int padded_rows(int rows) {
+  constexpr int width = xsimd::batch<T>::size;
+  return (rows + width - 1) / width * width;
+}
+
+// factor · inᵀ for a query block in (d_head, queries) of q or dout: the (padded queries, d_head)
+// left operand of a product, zero in the padding rows.
+template <class T>
+void copy_queries_transposed(T* out, const T* in, std::ptrdiff_t ld_in, int head_size, int queries,
+                             T factor) {
+  const std::ptrdiff_t padded = padded_rows<T>(queries);
+  copy_transposed(out, padded, in, ld_in, head_size, queries, factor);
+  for (int c = 0; c < head_size; ++c)
+    std::fill(out + c * padded + queries, out + (c + 1) * padded, T(0));
+}
+
+// A diagonal tile of causal attention: the score of query i0 + r for key j0 + j > i0 + r is −∞.
+template <class T>
+void mask_later_keys(T* s, int ld, int rows, int width, int i0, int j0) {
+  for (int j = 0; j < width; ++j)
+    std::fill_n(s + std::ptrdiff_t(j) * ld, std::clamp(j0 + j - i0, 0, rows),
+                -std::numeric_limits<T>::infinity());
+}
+
+// One key block of the online softmax: per query the block's largest score raises shift (the
+// largest so far, starting at the lowest finite value), which rescales total = Σ exp(s − shift)
+// and the output oᵀ (ld, d_head) gathered so far by exp(old − new); then the tile's scores become
+// exp(s − shift) and their sum joins total. The lanes of a register are queries.
+template <class T>
+void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, int head_size) {
+  using Batch = xsimd::batch<T>;
+  for (int r = 0; r < ld; r += Batch::size) {
+    const Batch old_shift = Batch::load_unaligned(shift + r);
+    Batch top = old_shift;
+    for (int j = 0; j < width; ++j)
+      top = xsimd::max(top, Batch::load_unaligned(s + std::ptrdiff_t(j) * ld + r));
+    const Batch factor = xsimd::exp(old_shift - top);
+    Batch sum = Batch::load_unaligned(total + r) * factor;
+    for (int c = 0; c < head_size; ++c) {
+      T* o = o_t + std::ptrdiff_t(c) * ld + r;
+      (Batch::load_unaligned(o) * factor).store_unaligned(o);
+    }
+    for (int j = 0; j < width; ++j) {
+      T* column = s + std::ptrdiff_t(j) * ld + r;
+      const Batch e = xsimd::exp(Batch::load_unaligned(column) - top);
+      e.store_unaligned(column);
+      sum += e;
+    }
+    top.store_unaligned(shift + r);
+    sum.store_unaligned(total + r);
+  }
+}
+
+// p = exp(s − lse) in place, lse per query.
+template <class T>
+void exponentials(T* s, int ld, int width, const T* lse) {
+  using Batch = xsimd::batch<T>;
+  for (int r = 0; r < ld; r += Batch::size) {
+    const Batch shift = Batch::load_unaligned(lse + r);
+    for (int j = 0; j < width; ++j) {
+      T* column = s + std::ptrdiff_t(j) * ld + r;
+      xsimd::exp(Batch::load_unaligned(column) - shift).store_unaligned(column);
+    }
+  }
+}
+
+// ds = scale · p ⊙ (dp − D) in place of dp, D per query.
+template <class T>
+void score_gradient(T* ds, const T* p, int ld, int width, const T* d, T scale) {
+  using Batch = xsimd::batch<T>;
+  for (int r = 0; r < ld; r += Batch::size) {
+    const Batch d_r = Batch::load_unaligned(d + r);
+    for (int j = 0; j < width; ++j) {
+      const std::ptrdiff_t at = std::ptrdiff_t(j) * ld + r;
+      (scale * (Batch::load_unaligned(p + at) * (Batch::load_unaligned(ds + at) - d_r)))
+          .store_unaligned(ds + at);
+    }
+  }
+}
+
+// d_r = Σ_c a(r, c) b(r, c) over the d_head columns of two (queries, d_head) blocks: D_i of a
+// query block from its transposed dout and out.
+template <class T>
+void query_dots(T* d, const T* a, const T* b, int ld, int head_size) {
+  using Batch = xsimd::batch<T>;
+  for (int r = 0; r < ld; r += Batch::size) {
+    Batch sum(T(0));
+    for (int c = 0; c < head_size; ++c) {
+      const std::ptrdiff_t at = std::ptrdiff_t(c) * ld + r;
+      sum = xsimd::fma(Batch::load_unaligned(a + at), Batch::load_unaligned(b + at), sum);
+    }
+    sum.store_unaligned(d + r);
+  }
+}
+
+// out (cols, rows) += inᵀ for in (rows, cols), both column-major: a query block's gathered dqᵀ
+// added to dq.
+template <class T>
+void add_transposed(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t ld_in, int rows,
+                    int cols) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) out[j + i * ld_out] += in[i + j * ld_in];
+}
+
+}  // namespace softmax_attention_detail
+
 // out (C, N); lse (B·H·L) log-sum-exp of each query row.
 template <class T>
 void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
                                const AttentionLayout& a, T* scratch, bool causal = false) {
+  using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(L, hs);
+  const std::size_t per_thread = softmax_attention_scratch(hs);
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
-    T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
-    T* k_t = work + 2 * std::size_t(kQueryBlock) * L;  // (L, d_head)
+    T* s = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
+    T* q_t = s + std::size_t(kQueryBlock) * kKeyBlock;  // (queries, d_head), q/√d
+    T* o_t = q_t + std::size_t(kQueryBlock) * hs;       // (queries, d_head)
+    T* shift = o_t + std::size_t(kQueryBlock) * hs;
+    T* total = shift + kQueryBlock;
     const auto q = a.block(qkv, b, h, 0);
     const auto k = a.block(qkv, b, h, a.k_offset());
-    copy_transposed(k_t, L, k.data(), k.outerStride(), hs, L, scale);
     const auto v = a.block(qkv, b, h, a.v_offset());
     auto o = a.output(out, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
-      const int rows = std::min(kQueryBlock, L - i0);
+      const int rows = std::min(kQueryBlock, L - i0), padded = padded_rows<T>(rows);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
-      RowMatrixMap<T> s(work, rows, keys);
-      multiply(work, keys, k_t, L, q.col(i0).data(), 1, q.outerStride(), keys, rows, hs,
-               false);  // sᵀ (keys, rows)
-      for (int r = 0; r < rows; ++r) {
-        const int n = attended_keys(len, i0 + r, causal);
-        T* row = s.row(r).data();
-        const T shift = maximum_value(row, n);  // constant in backward (shift-invariant)
-        const double total = shifted_exponential(row, row, n, shift);
-        const T inverse = static_cast<T>(1.0 / total);
-        for (int j = 0; j < n; ++j) row[j] *= inverse;
-        std::fill(row + n, row + keys, T(0));
-        lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = static_cast<T>(shift + std::log(total));
+      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, scale);
+      std::fill_n(o_t, std::size_t(padded) * hs, T(0));
+      std::fill_n(shift, padded, std::numeric_limits<T>::lowest());
+      std::fill_n(total, padded, T(0));
+      for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
+        const int width = std::min(kKeyBlock, keys - j0);
+        multiply(s, padded, q_t, padded, k.col(j0).data(), 1, k.outerStride(), padded, width, hs,
+                 false);  // s (queries, keys)
+        if (causal && j0 + width - 1 > i0) mask_later_keys(s, padded, rows, width, i0, j0);
+        online_softmax_block(s, padded, width, shift, total, o_t, hs);
+        multiply(o_t, padded, s, padded, v.col(j0).data(), v.outerStride(), 1, padded, hs, width,
+                 true);  // oᵀ += p vᵀ (queries, d_head)
       }
-      multiply(o.middleCols(i0, rows), v.leftCols(keys),
-               ConstMatrixMap<T>(work, keys, rows));  // v sᵀ (d_head, rows)
+      for (int r = 0; r < rows; ++r) {
+        const T inverse = T(1) / total[r];
+        for (int c = 0; c < hs; ++c) o(c, i0 + r) = inverse * o_t[r + std::ptrdiff_t(c) * padded];
+        lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = shift[r] + std::log(total[r]);
+      }
     }
   }
 }
@@ -80,52 +205,56 @@ template <class T>
 void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* lse, const T* qkv,
                                 const int* lengths, const AttentionLayout& a, T* scratch,
                                 bool causal = false) {
+  using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(L, hs);
+  const std::size_t per_thread = softmax_attention_scratch(hs);
+  const std::size_t tile = std::size_t(kQueryBlock) * kKeyBlock, block = kQueryBlock * hs;
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
-    T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
-    T* k_t = work + 2 * std::size_t(kQueryBlock) * L;  // (L, d_head) each
-    T* v_t = k_t + std::size_t(L) * hs;
+    T* p = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
+    T* ds = p + tile;
+    T* q_t = ds + tile;  // (queries, d_head) each: q/√d, dout, and out then the gathered dq
+    T* do_t = q_t + block;
+    T* dq_t = do_t + block;
+    T* row_lse = dq_t + block;
+    T* d = row_lse + kQueryBlock;  // D_i
     const auto q = a.block(qkv, b, h, 0);
-    const auto k_all = a.block(qkv, b, h, a.k_offset());
-    const auto v_all = a.block(qkv, b, h, a.v_offset());
-    copy_transposed(k_t, L, k_all.data(), k_all.outerStride(), hs, L, scale);
-    copy_transposed(v_t, L, v_all.data(), v_all.outerStride(), hs, L);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
     auto dq = a.block(dqkv, b, h, 0);
-    auto dk_all = a.block(dqkv, b, h, a.k_offset());
-    auto dv_all = a.block(dqkv, b, h, a.v_offset());
+    auto dk = a.block(dqkv, b, h, a.k_offset());
+    auto dv = a.block(dqkv, b, h, a.v_offset());
     const auto o = a.output(out, b, h);
     const auto d_o = a.output(dout, b, h);
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
-      const int rows = std::min(kQueryBlock, L - i0);
+      const int rows = std::min(kQueryBlock, L - i0), padded = padded_rows<T>(rows);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
-      const auto k = k_all.leftCols(keys);
-      auto dk = dk_all.leftCols(keys);
-      auto dv = dv_all.leftCols(keys);
-      const auto d_o_block = d_o.middleCols(i0, rows);
-      RowMatrixMap<T> p(work, rows, keys), ds(work + std::size_t(rows) * keys, rows, keys);
-      multiply(p.data(), keys, k_t, L, q.col(i0).data(), 1, q.outerStride(), keys, rows, hs,
-               false);  // recompute sᵀ (keys, rows)
-      for (int r = 0; r < rows; ++r) {
-        const int n = attended_keys(len, i0 + r, causal);
-        T* row = p.row(r).data();
-        shifted_exponential(row, row, n, lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r]);
-        std::fill(row + n, row + keys, T(0));
+      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, scale);
+      copy_queries_transposed(do_t, d_o.col(i0).data(), d_o.outerStride(), hs, rows, T(1));
+      copy_queries_transposed(dq_t, o.col(i0).data(), o.outerStride(), hs, rows, T(1));
+      query_dots(d, do_t, dq_t, padded, hs);
+      std::fill_n(dq_t, std::size_t(padded) * hs, T(0));
+      std::fill_n(row_lse, padded, T(0));
+      std::copy_n(lse + static_cast<std::ptrdiff_t>(bh) * L + i0, rows, row_lse);
+      for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
+        const int width = std::min(kKeyBlock, keys - j0);
+        multiply(p, padded, q_t, padded, k.col(j0).data(), 1, k.outerStride(), padded, width, hs,
+                 false);  // recompute s (queries, keys)
+        if (causal && j0 + width - 1 > i0) mask_later_keys(p, padded, rows, width, i0, j0);
+        exponentials(p, padded, width, row_lse);
+        multiply(dv.col(j0).data(), dv.outerStride(), d_o.col(i0).data(), d_o.outerStride(), p, 1,
+                 padded, hs, width, rows, true);  // dv += dout p (d_head, keys)
+        multiply(ds, padded, do_t, padded, v.col(j0).data(), 1, v.outerStride(), padded, width, hs,
+                 false);  // dp (queries, keys)
+        score_gradient(ds, p, padded, width, d, scale);
+        multiply(dq_t, padded, ds, padded, k.col(j0).data(), k.outerStride(), 1, padded, hs, width,
+                 true);  // dqᵀ += ds kᵀ (queries, d_head)
+        multiply(dk.col(j0).data(), dk.outerStride(), q.col(i0).data(), q.outerStride(), ds, 1,
+                 padded, hs, width, rows, true);  // dk += q ds (d_head, keys)
       }
-      multiply_transposed(dv, d_o_block, ConstMatrixMap<T>(p.data(), keys, rows),
-                          true);  // (d_head, rows)(rows, keys)
-      multiply(ds.data(), keys, v_t, L, d_o_block.data(), 1, d_o.outerStride(), keys, rows, hs,
-               false);                  // dpᵀ (keys, rows)
-      for (int r = 0; r < rows; ++r) {  // ds/√d, 0 where p is 0
-        const T d = ordered_dot(d_o.col(i0 + r), o.col(i0 + r));
-        ds.row(r).array() = scale * (p.row(r).array() * (ds.row(r).array() - d));
-      }
-      const ConstMatrixMap<T> ds_t(ds.data(), keys, rows);
-      multiply(dq.middleCols(i0, rows), k, ds_t, true);             // (d_head, keys)(keys, rows)
-      multiply_transposed(dk, q.middleCols(i0, rows), ds_t, true);  // (d_head, rows)(rows, keys)
+      add_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs);
     }
   }
 }

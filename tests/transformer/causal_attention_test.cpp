@@ -48,7 +48,7 @@ struct CausalFixture {
     z.assign(std::size_t(bh) * m, 0.0);
     const std::size_t threads = std::max(max_threads(), 2);  // the thread test runs 2
     scratch.assign(threads * std::max(causal_linear_attention_scratch(m, a.length, a.head_size),
-                                      softmax_attention_scratch(a.length, a.head_size)),
+                                      softmax_attention_scratch(a.head_size)),
                    T(0));
     scratch_double.assign(threads * causal_linear_attention_scratch_double(m, a.head_size), 0.0);
   }
@@ -323,31 +323,39 @@ TEST(CausalAttention, OutputsDoNotDependOnLaterTokens) {
   }
 }
 
+// Causal and not, with padding: L = 150 spans three query and three key blocks, so the online
+// softmax rescales what earlier key blocks added (and the causal diagonal tiles are masked).
 TEST(CausalSoftmaxAttention, EqualsTheExplicitlyMaskedSoftmax) {
-  for (bool tied : {false, true}) {
-    CausalFixture<double> f({2, kLength, 2, 4, tied}, 1, {}, 56);  // > two query blocks
-    f.lengths = {kLength, 100};                                    // padding as well
-    f.softmax_forward();
-    const AttentionLayout& a = f.layout;
-    for (int b = 0; b < a.batch; ++b)
-      for (int h = 0; h < a.heads; ++h) {
-        const auto q = a.block(static_cast<const double*>(f.qkv.data()), b, h, 0);
-        const auto k = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.k_offset());
-        const auto v = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.v_offset());
-        const auto got = a.output(static_cast<const double*>(f.out.data()), b, h);
-        for (int i = 0; i < a.length; ++i) {
-          const int keys = std::min(i + 1, f.lengths[b]);  // j ≤ i and j < len
-          Eigen::VectorXd p(keys);
-          for (int j = 0; j < keys; ++j) p(j) = q.col(i).dot(k.col(j)) / 2.0;  // √d_head = 2
-          p = (p.array() - p.maxCoeff()).exp();
-          p /= p.sum();
-          const Eigen::VectorXd expected = v.leftCols(keys) * p;
-          for (int r = 0; r < a.head_size; ++r)
-            EXPECT_NEAR(got(r, i), expected(r), 1e-13 * (1 + std::abs(expected(r))))
-                << "b=" << b << " h=" << h << " i=" << i;
+  for (bool causal : {true, false})
+    for (bool tied : {false, true}) {
+      CausalFixture<double> f({2, kLength, 2, 4, tied}, 1, {}, 56);
+      f.lengths = {kLength, 100};
+      softmax_attention_forward(f.out.data(), f.lse.data(), f.qkv.data(), f.lengths.data(),
+                                f.layout, f.scratch.data(), causal);
+      const AttentionLayout& a = f.layout;
+      for (int b = 0; b < a.batch; ++b)
+        for (int h = 0; h < a.heads; ++h) {
+          const auto q = a.block(static_cast<const double*>(f.qkv.data()), b, h, 0);
+          const auto k = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.k_offset());
+          const auto v = a.block(static_cast<const double*>(f.qkv.data()), b, h, a.v_offset());
+          const auto got = a.output(static_cast<const double*>(f.out.data()), b, h);
+          for (int i = 0; i < a.length; ++i) {
+            const int keys = causal ? std::min(i + 1, f.lengths[b]) : f.lengths[b];
+            Eigen::VectorXd p(keys);
+            for (int j = 0; j < keys; ++j) p(j) = q.col(i).dot(k.col(j)) / 2.0;  // √d_head = 2
+            const double shift = p.maxCoeff();
+            p = (p.array() - shift).exp();
+            const double total = p.sum();
+            p /= total;
+            const Eigen::VectorXd expected = v.leftCols(keys) * p;
+            for (int r = 0; r < a.head_size; ++r)
+              EXPECT_NEAR(got(r, i), expected(r), 1e-13 * (1 + std::abs(expected(r))))
+                  << "causal=" << causal << " b=" << b << " h=" << h << " i=" << i;
+            EXPECT_NEAR(f.lse[(b * a.heads + h) * a.length + i], shift + std::log(total), 1e-13)
+                << "causal=" << causal << " b=" << b << " h=" << h << " i=" << i;
+          }
         }
-      }
-  }
+    }
 }
 
 TEST(CausalSoftmaxAttention, BackwardMatchesFiniteDifferencesWithPadding) {
