@@ -129,29 +129,34 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
 
 namespace matrix_product_detail {
 
-// out(j, i) = factor · in(i, j) for i in [i0, i1), j in [j0, j1), in blocks of 16 columns of in
-// so that the 16 lines being read stay in L1 across the rows.
+// out(j, i) = factor · in(i, j), or out(j, i) += factor · in(i, j) with `accumulate`, for i in
+// [i0, i1), j in [j0, j1), in blocks of 16 columns of in so that the 16 lines being read stay in
+// L1 across the rows.
 template <class T>
 void copy_transposed_scalar(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t ld_in,
-                            int i0, int i1, int j0, int j1, T factor) {
+                            int i0, int i1, int j0, int j1, T factor, bool accumulate) {
   constexpr int kBlock = 16;
   for (int jb = j0; jb < j1; jb += kBlock) {
     const int je = jb + kBlock < j1 ? jb + kBlock : j1;
     for (int i = i0; i < i1; ++i)
-      for (int j = jb; j < je; ++j) out[j + i * ld_out] = factor * in[i + j * ld_in];
+      for (int j = jb; j < je; ++j) {
+        T& o = out[j + i * ld_out];
+        o = accumulate ? chain_step(factor, in[i + j * ld_in], o) : factor * in[i + j * ld_in];
+      }
   }
 }
 
 #ifdef __AVX__
-// The 8 × 8 block out(j, i) = factor · in(i, j), i, j < 8, in eight AVX registers: the columns of
-// in are interleaved in pairs (unpack), then in fours (shuffle), then their 128-bit halves
-// exchanged (permute), which leaves register r holding row r of in.
+// The 8 × 8 block out(j, i) = factor · in(i, j), i, j < 8 (with `accumulate`, out(j, i) plus that
+// product as chain_step forms it), in eight AVX registers: the columns of in are interleaved in
+// pairs (unpack), then in fours (shuffle), then their 128-bit halves exchanged (permute), which
+// leaves register r holding row r of in.
 inline void transpose_8x8(float* out, std::ptrdiff_t ld_out, const float* in, std::ptrdiff_t ld_in,
-                          float factor) {
+                          float factor, bool accumulate) {
   const __m256 f = _mm256_set1_ps(factor);
   __m256 c[8], p[8], q[8];  // fully unrolled, so that they stay in registers
 #pragma GCC unroll 8
-  for (int k = 0; k < 8; ++k) c[k] = _mm256_mul_ps(f, _mm256_loadu_ps(in + k * ld_in));
+  for (int k = 0; k < 8; ++k) c[k] = _mm256_loadu_ps(in + k * ld_in);
 #pragma GCC unroll 4
   for (int k = 0; k < 8; k += 2) {
     p[k] = _mm256_unpacklo_ps(c[k], c[k + 1]);
@@ -164,10 +169,18 @@ inline void transpose_8x8(float* out, std::ptrdiff_t ld_out, const float* in, st
       q[k + 2 * h] = _mm256_shuffle_ps(p[k + h], p[k + h + 2], _MM_SHUFFLE(1, 0, 1, 0));
       q[k + 2 * h + 1] = _mm256_shuffle_ps(p[k + h], p[k + h + 2], _MM_SHUFFLE(3, 2, 3, 2));
     }
+  const auto store = [&](float* to, __m256 row) {
+    if (!accumulate) return _mm256_storeu_ps(to, _mm256_mul_ps(f, row));
+#ifdef __FMA__
+    _mm256_storeu_ps(to, _mm256_fmadd_ps(f, row, _mm256_loadu_ps(to)));
+#else
+    _mm256_storeu_ps(to, _mm256_add_ps(_mm256_mul_ps(f, row), _mm256_loadu_ps(to)));
+#endif
+  };
 #pragma GCC unroll 4
   for (int r = 0; r < 4; ++r) {
-    _mm256_storeu_ps(out + r * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x20));
-    _mm256_storeu_ps(out + (r + 4) * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x31));
+    store(out + r * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x20));
+    store(out + (r + 4) * ld_out, _mm256_permute2f128_ps(q[r], q[r + 4], 0x31));
   }
 }
 #endif
@@ -175,12 +188,13 @@ inline void transpose_8x8(float* out, std::ptrdiff_t ld_out, const float* in, st
 }  // namespace matrix_product_detail
 
 // out (cols, rows) = factor · inᵀ for in (rows, cols), both column-major with leading dimensions
-// ld_out, ld_in: the copy that puts an operand stored the other way into multiply's layout. Floats
-// go through 8 × 8 register blocks where the machine has AVX (the same products, so the same
-// values), the edges and other types element by element.
+// ld_out, ld_in: the copy that puts an operand stored the other way into multiply's layout; with
+// `accumulate`, out += factor · inᵀ. Floats go through 8 × 8 register blocks where the machine
+// has AVX (the same products and sums, so the same values), the edges and other types element by
+// element.
 template <class T>
 void copy_transposed(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t ld_in, int rows,
-                     int cols, T factor = T(1)) {
+                     int cols, T factor = T(1), bool accumulate = false) {
   using matrix_product_detail::copy_transposed_scalar;
   int rows8 = 0, cols8 = 0;
 #ifdef __AVX__
@@ -190,11 +204,11 @@ void copy_transposed(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t 
     for (int j = 0; j < cols8; j += 8)
       for (int i = 0; i < rows8; i += 8)
         matrix_product_detail::transpose_8x8(out + j + i * ld_out, ld_out, in + i + j * ld_in,
-                                             ld_in, factor);
+                                             ld_in, factor, accumulate);
   }
 #endif
-  copy_transposed_scalar(out, ld_out, in, ld_in, 0, rows8, cols8, cols, factor);
-  copy_transposed_scalar(out, ld_out, in, ld_in, rows8, rows, 0, cols, factor);
+  copy_transposed_scalar(out, ld_out, in, ld_in, 0, rows8, cols8, cols, factor, accumulate);
+  copy_transposed_scalar(out, ld_out, in, ld_in, rows8, rows, 0, cols, factor, accumulate);
 }
 
 // The same for Eigen column-major blocks and maps (unit inner stride): c = a·b, c += a·b, and with

@@ -100,6 +100,19 @@ void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, i
   }
 }
 
+// oᵀ (ld, d_head) divided by each query's total.
+template <class T>
+void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
+  using Batch = xsimd::batch<T>;
+  for (int r = 0; r < ld; r += Batch::size) {
+    const Batch inverse = T(1) / Batch::load_unaligned(total + r);
+    for (int c = 0; c < head_size; ++c) {
+      T* o = o_t + std::ptrdiff_t(c) * ld + r;
+      (inverse * Batch::load_unaligned(o)).store_unaligned(o);
+    }
+  }
+}
+
 // p = exp(s − lse) in place, lse per query.
 template <class T>
 void exponentials(T* s, int ld, int width, const T* lse) {
@@ -142,15 +155,6 @@ void query_dots(T* d, const T* a, const T* b, int ld, int head_size) {
   }
 }
 
-// out (cols, rows) += inᵀ for in (rows, cols), both column-major: a query block's gathered dqᵀ
-// added to dq.
-template <class T>
-void add_transposed(T* out, std::ptrdiff_t ld_out, const T* in, std::ptrdiff_t ld_in, int rows,
-                    int cols) {
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) out[j + i * ld_out] += in[i + j * ld_in];
-}
-
 }  // namespace softmax_attention_detail
 
 // out (C, N); lse (B·H·L) log-sum-exp of each query row.
@@ -189,11 +193,10 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
         multiply(o_t, padded, s, padded, v.col(j0).data(), v.outerStride(), 1, padded, hs, width,
                  true);  // oᵀ += p vᵀ (queries, d_head)
       }
-      for (int r = 0; r < rows; ++r) {
-        const T inverse = T(1) / total[r];
-        for (int c = 0; c < hs; ++c) o(c, i0 + r) = inverse * o_t[r + std::ptrdiff_t(c) * padded];
+      normalise_outputs(o_t, padded, hs, total);
+      copy_transposed(o.col(i0).data(), o.outerStride(), o_t, padded, rows, hs);
+      for (int r = 0; r < rows; ++r)
         lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = shift[r] + std::log(total[r]);
-      }
     }
   }
 }
@@ -254,7 +257,8 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
         multiply(dk.col(j0).data(), dk.outerStride(), q.col(i0).data(), q.outerStride(), ds, 1,
                  padded, hs, width, rows, true);  // dk += q ds (d_head, keys)
       }
-      add_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs);
+      copy_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs, T(1),
+                      true);  // dq += (dqᵀ)ᵀ
     }
   }
 }

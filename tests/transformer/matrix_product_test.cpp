@@ -65,30 +65,37 @@ TEST(MatrixProduct, MatchesPlainSumsOnTilesColumnsAndScalarRows) {
 }
 
 // C = b 1ᵀ + A·B: each row starts from its bias.
-// Every element of the transposed copy is factor · in(i, j) exactly (one product each), over
-// shapes with full 8 × 8 register blocks, edge strips on either side and padded leading
+// Every element of the transposed copy is factor · in(i, j) exactly (one product each), or with
+// `accumulate` its earlier value plus that product in one step of a product chain (chain_step),
+// over shapes with full 8 × 8 register blocks, edge strips on either side and padded leading
 // dimensions whose padding must stay untouched.
 template <class T>
-void expect_transposed_copy_exact(int rows, int cols) {
+void expect_transposed_copy_exact(int rows, int cols, bool accumulate) {
   const std::ptrdiff_t ld_in = rows + 3, ld_out = cols + 5;
   const auto in = random_values<T>(ld_in * cols, 5);
   const auto before = random_values<T>(ld_out * rows, 6);
   auto out = before;
   const T factor = static_cast<T>(0.37);
-  copy_transposed(out.data(), ld_out, in.data(), ld_in, rows, cols, factor);
+  copy_transposed(out.data(), ld_out, in.data(), ld_in, rows, cols, factor, accumulate);
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < ld_out; ++j) {
-      const T expected = j < cols ? factor * in[i + j * ld_in] : before[j + i * ld_out];
+      const T was = before[j + i * ld_out];
+      const T expected = j >= cols ? was
+                         : accumulate
+                             ? matrix_product_detail::chain_step(factor, in[i + j * ld_in], was)
+                             : factor * in[i + j * ld_in];
       ASSERT_EQ(out[j + i * ld_out], expected)
           << rows << " x " << cols << " at (" << j << ", " << i << ")";
     }
 }
 
-TEST(MatrixProduct, TransposedCopyIsExactOnBlocksAndEdges) {
+TEST(MatrixProduct, TransposedCopyAndSumAreExactOnBlocksAndEdges) {
   for (const int rows : {1, 7, 8, 9, 16, 23, 64})
     for (const int cols : {1, 5, 8, 13, 16, 64, 70}) {
-      expect_transposed_copy_exact<float>(rows, cols);
-      expect_transposed_copy_exact<double>(rows, cols);
+      for (const bool accumulate : {false, true}) {
+        expect_transposed_copy_exact<float>(rows, cols, accumulate);
+        expect_transposed_copy_exact<double>(rows, cols, accumulate);
+      }
     }
 }
 
