@@ -71,6 +71,16 @@ void mask_later_keys(T* s, int ld, int rows, int width, int i0, int j0) {
                 -std::numeric_limits<T>::infinity());
 }
 
+// Rows [r, r + register width) of oᵀ (ld, d_head) times factor, one lane per query.
+template <class T>
+void scale_queries(T* o_t, int ld, int head_size, int r, xsimd::batch<T> factor) {
+  using Batch = xsimd::batch<T>;
+  for (int c = 0; c < head_size; ++c) {
+    T* o = o_t + std::ptrdiff_t(c) * ld + r;
+    (factor * Batch::load_unaligned(o)).store_unaligned(o);
+  }
+}
+
 // One key block of the online softmax: per query the block's largest score raises shift (the
 // largest so far, starting at the lowest finite value), which rescales total = Σ exp(s − shift)
 // and the output oᵀ (ld, d_head) gathered so far by exp(old − new); then the tile's scores become
@@ -85,10 +95,7 @@ void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, i
       top = xsimd::max(top, Batch::load_unaligned(s + std::ptrdiff_t(j) * ld + r));
     const Batch factor = xsimd::exp(old_shift - top);
     Batch sum = Batch::load_unaligned(total + r) * factor;
-    for (int c = 0; c < head_size; ++c) {
-      T* o = o_t + std::ptrdiff_t(c) * ld + r;
-      (Batch::load_unaligned(o) * factor).store_unaligned(o);
-    }
+    scale_queries(o_t, ld, head_size, r, factor);
     for (int j = 0; j < width; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
       const Batch e = xsimd::exp(Batch::load_unaligned(column) - top);
@@ -104,13 +111,8 @@ void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, i
 template <class T>
 void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
   using Batch = xsimd::batch<T>;
-  for (int r = 0; r < ld; r += Batch::size) {
-    const Batch inverse = T(1) / Batch::load_unaligned(total + r);
-    for (int c = 0; c < head_size; ++c) {
-      T* o = o_t + std::ptrdiff_t(c) * ld + r;
-      (inverse * Batch::load_unaligned(o)).store_unaligned(o);
-    }
-  }
+  for (int r = 0; r < ld; r += Batch::size)
+    scale_queries(o_t, ld, head_size, r, T(1) / Batch::load_unaligned(total + r));
 }
 
 // p = exp(s − lse) in place, lse per query.
