@@ -11,6 +11,7 @@
 
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
+#include "transformer/matrix_product.hpp"
 #include "transformer/particle_gradient.hpp"
 #include "transformer/thread_index.hpp"
 
@@ -31,23 +32,31 @@ struct LinearAttentionCache {
 
 // Per-thread scratch of the linear attention, in elements of T.
 inline std::size_t linear_attention_scratch(int m, int length, int head_size) {
-  return per_thread_block(2 * std::size_t(m) * length + std::size_t(head_size) * length +
-                          4 * std::size_t(m) * head_size);
+  const std::size_t mh = std::size_t(m) * head_size;
+  return per_thread_block(2 * std::size_t(m) * length + std::size_t(head_size + 1) * length +
+                          4 * mh + 3 * std::size_t(m) + kSequenceChunk);
 }
 inline std::size_t linear_attention_scratch_double(int m, int head_size) {
   return per_thread_block(std::size_t(m) * (head_size + 1));
 }
 
-// a (m, d) += Σ_{j<n} x_j y_jᵀ in double, from float products over chunks of kSequenceChunk.
+// a (m, d) += Σ_{j<n} x_j y_jᵀ and s (m) += Σ_{j<n} x_j c_j in double (c_j = 1 when c is null),
+// from float products over chunks of kSequenceChunk tokens. x (m, n) is contiguous, y (d, n) has
+// leading dimension ldy; chunk holds m · d + m elements of T, ones kSequenceChunk ones.
 template <class T>
-void add_outer_products(Eigen::Map<Matrix<double>>& a,
-                        const Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>& x,
-                        const Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>& y, T* chunk) {
-  MatrixMap<T> c(chunk, a.rows(), a.cols());
-  for (Eigen::Index j0 = 0; j0 < x.cols(); j0 += kSequenceChunk) {
-    const Eigen::Index w = std::min<Eigen::Index>(kSequenceChunk, x.cols() - j0);
-    c.noalias() = x.middleCols(j0, w) * y.middleCols(j0, w).transpose();
-    a += c.template cast<double>();
+void add_chunked_outer_products(Eigen::Map<Matrix<double>>& a, Eigen::Map<Vector<double>>& s,
+                                const T* x, const T* y, std::ptrdiff_t ldy, const T* c, int n,
+                                T* chunk, const T* ones) {
+  const int m = static_cast<int>(a.rows()), d = static_cast<int>(a.cols());
+  MatrixMap<T> xy(chunk, m, d);
+  VectorMap<T> xc(chunk + std::size_t(m) * d, m);
+  for (int j0 = 0; j0 < n; j0 += kSequenceChunk) {
+    const int w = std::min(kSequenceChunk, n - j0);
+    const T* x_c = x + static_cast<std::ptrdiff_t>(j0) * m;
+    multiply(xy.data(), m, x_c, m, y + j0 * ldy, ldy, 1, m, d, w, false);  // Σ x_j y_jᵀ
+    a += xy.template cast<double>();
+    multiply(xc.data(), m, x_c, m, c ? c + j0 : ones, 1, w, m, 1, w, false);  // Σ x_j c_j
+    s += xc.template cast<double>();
   }
 }
 
@@ -81,20 +90,21 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
     fk.rightCols(L - len).setZero();
     Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
     Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
+    MatrixMap<T> kv_t(work, hs, m);  // KVᵀ cast to T
+    T* ones = work + std::size_t(m) * hs;
+    std::fill_n(ones, kSequenceChunk, T(1));
     kv.setZero();
-    add_outer_products<T>(kv, fk.leftCols(len), v.leftCols(len),
-                          work);  // Σ_j φ(k_j) v_jᵀ (m, d_head)
     z.setZero();
-    for (int j = 0; j < len; ++j) z += fk.col(j).template cast<double>();  // Σ_j φ(k_j) (m)
-    MatrixMap<T> kv_t(work + std::size_t(m) * hs, m, hs);
-    kv_t = kv.template cast<T>();
+    add_chunked_outer_products<T>(kv, z, phi_k, v.data(), v.outerStride(), nullptr, len,
+                                  ones + kSequenceChunk, ones);  // Σ_j φ(k_j) v_jᵀ, Σ_j φ(k_j)
+    kv_t = kv.transpose().template cast<T>();
     auto o = a.output(out, b, h);
-    o.noalias() = kv_t.transpose() * MatrixMap<T>(phi_q, m, L);  // numerators (d_head, L)
     ConstMatrixMap<T> fq(phi_q, m, L);
+    multiply(o, kv_t, fq);  // numerators (d_head, L)
     T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
     for (int i = 0; i < L; ++i) {
-      double den = kAttentionDenominatorGuard;
-      for (int r = 0; r < m; ++r) den += static_cast<double>(fq(r, i)) * z[r];
+      const double den =
+          kAttentionDenominatorGuard + ordered_dot(fq.col(i).template cast<double>(), z);
       inv[i] = static_cast<T>(1.0 / den);
       o.col(i) *= inv[i];
     }
@@ -145,28 +155,36 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
 
     MatrixMap<T> dfq(work, m, L), dfk(work + std::size_t(m) * L, m, L);
     MatrixMap<T> dn(work + 2 * std::size_t(m) * L, hs, L);
-    T* small = work + 2 * std::size_t(m) * L + std::size_t(hs) * L;
-    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + m * hs, m, hs), chunk(small + 2 * m * hs, m, hs);
+    VectorMap<T> dden(dn.data() + std::size_t(hs) * L, L);
+    T* small = dden.data() + L;
+    const std::size_t mh = std::size_t(m) * hs;
+    MatrixMap<T> kv_t(small, m, hs), dkv_t(small + mh, m, hs), dkv_tt(small + 2 * mh, hs, m);
+    VectorMap<T> z_t(small + 3 * mh, m), dz_t(small + 3 * mh + m, m);
+    T* ones = small + 3 * mh + 2 * std::size_t(m);
+    T* chunk = ones + kSequenceChunk;  // m · d_head + m
+    std::fill_n(ones, kSequenceChunk, T(1));
     Eigen::Map<Matrix<double>> dkv(work_double, m, hs);
     Eigen::Map<Vector<double>> dz(work_double + std::size_t(m) * hs, m);
 
     kv_t = kv.template cast<T>();
-    for (int i = 0; i < L; ++i) dn.col(i) = d_o.col(i) * inv[i];  // dn_i = dout_i / den_i
-    dfq.noalias() = kv_t * dn;                                    // KV dn_i  (m, L)
-    dkv.setZero();
-    add_outer_products<T>(dkv, fq, dn, chunk.data());  // Σ_i φq_i dn_iᵀ
-    dz.setZero();
+    z_t = z.template cast<T>();
     for (int i = 0; i < L; ++i) {
-      const T dden = -ordered_dot(d_o.col(i), o.col(i)) * inv[i];  // dden_i = −dout_i·out_i / den_i
-      for (int r = 0; r < m; ++r) dfq(r, i) += static_cast<T>(z[r]) * dden;
-      dz += (static_cast<double>(dden) * fq.col(i).template cast<double>());
+      dn.col(i) = d_o.col(i) * inv[i];                        // dn_i = dout_i / den_i
+      dden[i] = -ordered_dot(d_o.col(i), o.col(i)) * inv[i];  // dden_i = −dout_i·out_i / den_i
     }
+    multiply(dfq, kv_t, dn);                  // KV dn_i  (m, L)
+    dfq.noalias() += z_t * dden.transpose();  // z dden_i
+    dkv.setZero();
+    dz.setZero();
+    add_chunked_outer_products<T>(dkv, dz, fq.data(), dn.data(), hs, dden.data(), L, chunk,
+                                  ones);  // Σ_i φq_i dn_iᵀ, Σ_i φq_i dden_i
     dkv_t = dkv.template cast<T>();
+    dz_t = dz.template cast<T>();
+    copy_transposed(dkv_tt.data(), hs, dkv_t.data(), m, m, hs);
     auto dfk_len = dfk.leftCols(len);
-    dfk_len.noalias() = dkv_t * v.leftCols(len);  // dKV v_j (m, len)
-    dfk_len.colwise() += dz.template cast<T>();
-    auto dv_len = dv.leftCols(len);
-    dv_len.noalias() += dkv_t.transpose() * fk.leftCols(len);  // dKVᵀ φk_j (d_head, len)
+    multiply(dfk_len, dkv_t, v.leftCols(len));  // dKV v_j (m, len)
+    dfk_len.colwise() += dz_t;
+    multiply(dv.leftCols(len), dkv_tt, fk.leftCols(len), true);  // dKVᵀ φk_j (d_head, len)
 
     feature_map_backward(spec, dq, dfq.data(), fq.data(), q, om, m, scale, dom);
     StridedMap<T> dk(dqkv + a.column(b) * a.qkv_rows() + a.k_offset() + h * hs, hs, len,
