@@ -12,20 +12,35 @@ namespace cpm {
 
 inline constexpr double kLayerNormEpsilon = 1e-5;
 
-// out, in (C, N); mean, rstd (N).
+// out, in (C, N); mean, rstd (N). Tokens go in blocks of kStatisticsBlock: their sums are
+// independent chains the core overlaps, and their square roots and divisions one vector operation,
+// instead of one token's chain of sum, square root and division after another.
+inline constexpr int kStatisticsBlock = 8;
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, const T* bias,
                         int tokens, int c) {
+  const int blocks = (tokens + kStatisticsBlock - 1) / kStatisticsBlock;
 #pragma omp parallel for schedule(static)
-  for (int n = 0; n < tokens; ++n) {
-    const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
-    const double mu = interleaved_sum(x, c) / c;
-    const double s2 = interleaved_sum(x, c, [&](double v) { return (v - mu) * (v - mu); });
-    const double r = 1.0 / std::sqrt(s2 / c + kLayerNormEpsilon);
-    T* y = out + static_cast<std::ptrdiff_t>(n) * c;
-    for (int i = 0; i < c; ++i) y[i] = static_cast<T>((x[i] - mu) * r) * weight[i] + bias[i];
-    mean[n] = static_cast<T>(mu);
-    rstd[n] = static_cast<T>(r);
+  for (int k = 0; k < blocks; ++k) {
+    const int n0 = k * kStatisticsBlock, count = std::min(kStatisticsBlock, tokens - n0);
+    const auto token = [&](auto* x, int t) {
+      return x + static_cast<std::ptrdiff_t>(n0 + t) * c;
+    };
+    double mu[kStatisticsBlock] = {}, r[kStatisticsBlock] = {};
+    for (int t = 0; t < count; ++t) mu[t] = interleaved_sum(token(in, t), c) / c;
+    for (int t = 0; t < count; ++t) {
+      const double m = mu[t];
+      r[t] = interleaved_sum(token(in, t), c, [&](double v) { return (v - m) * (v - m); });
+    }
+    for (int t = 0; t < kStatisticsBlock; ++t) r[t] = 1.0 / std::sqrt(r[t] / c + kLayerNormEpsilon);
+    for (int t = 0; t < count; ++t) {
+      const T* x = token(in, t);
+      T* y = token(out, t);
+      for (int i = 0; i < c; ++i)
+        y[i] = static_cast<T>((x[i] - mu[t]) * r[t]) * weight[i] + bias[i];
+      mean[n0 + t] = static_cast<T>(mu[t]);
+      rstd[n0 + t] = static_cast<T>(r[t]);
+    }
   }
 }
 
