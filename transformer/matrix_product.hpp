@@ -14,6 +14,7 @@
 #include <xsimd/xsimd.hpp>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
@@ -43,6 +44,12 @@ template <class T>
 inline constexpr int kRowBatches = 2;
 template <class T>
 inline constexpr int kColumns = sizeof(xsimd::batch<T>) == 64 ? 8 : 6;
+
+// The inner index runs in pieces of at most kInnerBlock: a row panel of A then spans 16 KB (32
+// float rows), which stays in L1 while the panel's tiles read it once per column tile; each
+// element's chain of FMAs continues from the stored C of the piece before, so the split does not
+// change any value.
+inline constexpr int kInnerBlock = 128;
 
 // The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`,
 // else onto the rows' bias (zero if null).
@@ -110,6 +117,12 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
               std::ptrdiff_t b_row, std::ptrdiff_t b_col, int m, int n, int k, bool accumulate,
               const T* bias = nullptr) {
   using namespace matrix_product_detail;
+  if (k > 2 * kInnerBlock) {  // pieces along κ whose rows of A stay in L1 across B's columns
+    for (int q0 = 0; q0 < k; q0 += kInnerBlock)
+      multiply(c, ldc, a + q0 * lda, lda, b + q0 * b_row, b_row, b_col, m, n,
+               std::min(kInnerBlock, k - q0), accumulate || q0 > 0, q0 > 0 ? nullptr : bias);
+    return;
+  }
   constexpr int width = xsimd::batch<T>::size;
   constexpr int R = kRowBatches<T>;
   int i = 0;

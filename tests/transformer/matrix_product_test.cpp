@@ -122,6 +122,34 @@ TEST(MatrixProduct, ElementDoesNotDependOnTiling) {
   EXPECT_EQ(whole, part);
 }
 
+// A long inner index runs in pieces of kInnerBlock, each continuing the stored chain of the one
+// before: every element has the bits of one chain of chain_step over κ in order, from zero, the
+// bias or C's earlier value.
+TEST(MatrixProduct, LongInnerIndexKeepsOneChainPerElement) {
+  const int k = 2 * matrix_product_detail::kInnerBlock + 37;
+  for (const int m : {19, 64})
+    for (const bool transposed_b : {false, true})
+      for (const int start : {0, 1, 2}) {  // zero, accumulate, bias
+        const int n = 13;
+        const auto a = random_values<float>(std::size_t(m) * k, 7);
+        const auto b = random_values<float>(std::size_t(k) * n, 8);
+        const auto bias = random_values<float>(m, 9);
+        auto c = random_values<float>(std::size_t(m) * n, 10);
+        const auto before = c;
+        const std::ptrdiff_t b_row = transposed_b ? n : 1, b_col = transposed_b ? 1 : k;
+        multiply(c.data(), m, a.data(), m, b.data(), b_row, b_col, m, n, k, start == 1,
+                 start == 2 ? bias.data() : nullptr);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < m; ++i) {
+            float sum = start == 1 ? before[i + j * m] : start == 2 ? bias[i] : 0.0f;
+            for (int q = 0; q < k; ++q)
+              sum = matrix_product_detail::chain_step(a[i + q * m], b[q * b_row + j * b_col], sum);
+            ASSERT_EQ(c[i + j * m], sum)
+                << m << " rows, start " << start << " at (" << i << ", " << j << ")";
+          }
+      }
+}
+
 TEST(MatrixProduct, EigenBlocksMatchEigenProducts) {
   Matrix<double> a = Matrix<double>::Random(40, 24), b = Matrix<double>::Random(24, 30);
   Matrix<double> c(40, 30);
