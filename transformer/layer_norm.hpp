@@ -23,16 +23,15 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, 
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < blocks; ++k) {
     const int n0 = k * kStatisticsBlock, count = std::min(kStatisticsBlock, tokens - n0);
-    const auto token = [&](auto* x, int t) {
-      return x + static_cast<std::ptrdiff_t>(n0 + t) * c;
-    };
-    double mu[kStatisticsBlock] = {}, r[kStatisticsBlock] = {};
+    const auto token = [&](auto* x, int t) { return x + static_cast<std::ptrdiff_t>(n0 + t) * c; };
+    double mu[kStatisticsBlock] = {}, s2[kStatisticsBlock] = {}, r[kStatisticsBlock];
     for (int t = 0; t < count; ++t) mu[t] = interleaved_sum(token(in, t), c) / c;
     for (int t = 0; t < count; ++t) {
       const double m = mu[t];
-      r[t] = interleaved_sum(token(in, t), c, [&](double v) { return (v - m) * (v - m); });
+      s2[t] = interleaved_sum(token(in, t), c, [&](double v) { return (v - m) * (v - m); });
     }
-    for (int t = 0; t < kStatisticsBlock; ++t) r[t] = 1.0 / std::sqrt(r[t] / c + kLayerNormEpsilon);
+    for (int t = 0; t < kStatisticsBlock; ++t)
+      r[t] = 1.0 / std::sqrt(s2[t] / c + kLayerNormEpsilon);
     for (int t = 0; t < count; ++t) {
       const T* x = token(in, t);
       T* y = token(out, t);
