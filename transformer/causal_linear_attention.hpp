@@ -151,11 +151,11 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
     ConstMatrixMap<T> fq(phi_q, m, L), fk(phi_k, m, L);
     Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
     Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
-    MatrixMap<T> kv_t(work, hs, m), chunk_kv(work + std::size_t(m) * hs, m, hs);  // kv_t: Sᵀ
-    T* scores_t = work + 2 * std::size_t(m) * hs;                                 // (C, C)
-    T* phi_k_t = scores_t + kCausalChunk * kCausalChunk;                          // (C, m)
-    T* ones = phi_k_t + std::size_t(kCausalChunk) * m;                            // (C)
-    T* chunk_z = ones + kCausalChunk;                                             // (m)
+    MatrixMap<T> kv_t(work, hs, m);                       // Sᵀ
+    T* chunk = work + std::size_t(m) * hs;                // m · d_head + m
+    T* scores_t = chunk + std::size_t(m) * (hs + 1);      // (C, C)
+    T* phi_k_t = scores_t + kCausalChunk * kCausalChunk;  // (C, m)
+    T* ones = phi_k_t + std::size_t(kCausalChunk) * m;    // (C)
     std::fill_n(ones, kCausalChunk, T(1));
     T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
     auto o = a.output(out, b, h);
@@ -197,10 +197,8 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
         inv[t0 + i] = static_cast<T>(1.0 / den);
         o_c.col(i) *= inv[t0 + i];
       }
-      multiply_transposed(chunk_kv, fk_c, v_c);  // Σ_{j in chunk} φk_j v_jᵀ (m, d_head)
-      kv += chunk_kv.template cast<double>();
-      multiply(chunk_z, m, fk_c.data(), m, ones, 1, w, m, 1, w, false);  // Σ_{j in chunk} φk_j
-      z += VectorMap<T>(chunk_z, m).template cast<double>();
+      add_chunked_outer_products<T>(kv, z, fk_c.data(), v_c.data(), v_c.outerStride(), nullptr, w,
+                                    chunk, ones);  // Σ_{j in chunk} φk_j v_jᵀ, Σ_{j in chunk} φk_j
     }
   }
 }
@@ -253,9 +251,9 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
     const std::size_t mh = std::size_t(m) * hs;
     MatrixMap<T> kv_t(small, m, hs), dkv_t(small + mh, m, hs), dkv_tt(small + 2 * mh, hs, m),
         chunk_kv(small + 3 * mh, m, hs);
-    VectorMap<T> z_t(small + 4 * mh, m), dz_t(small + 4 * mh + m, m),
-        chunk_z(small + 4 * mh + 2 * m, m);
-    T* ones = small + 4 * mh + 3 * m;  // (C)
+    VectorMap<T> chunk_z(small + 4 * mh, m), z_t(small + 4 * mh + m, m),
+        dz_t(small + 4 * mh + 2 * m, m);  // chunk_kv, chunk_z: add_chunked_outer_products' chunk
+    T* ones = small + 4 * mh + 3 * m;     // (C)
     std::fill_n(ones, kCausalChunk, T(1));
     T* chunk_work = ones + kCausalChunk;
     Eigen::Map<Matrix<double>> kv(work_double, m, hs), dkv(work_double + m * hs, m, hs);
@@ -318,10 +316,9 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       multiply_triangular(dv_c.data(), dv_c.outerStride(), dn.data(), hs, scores_t.data(), w, 1, hs,
                           w, false, true);  // Σ_i A_ij dn_i
 
-      multiply_transposed(chunk_kv, fq_c, dn);  // dS = Σ_i φq_i dn_iᵀ
-      dkv += chunk_kv.template cast<double>();
-      multiply(chunk_z.data(), m, fq_c.data(), m, dden.data(), 1, w, m, 1, w, false);
-      dz += chunk_z.template cast<double>();  // dz = Σ_i φq_i dden_i
+      add_chunked_outer_products<T>(dkv, dz, fq_c.data(), dn.data(), hs, dden.data(), w,
+                                    chunk_kv.data(),
+                                    ones);  // dS = Σ_i φq_i dn_iᵀ, dz = Σ_i φq_i dden_i
 
       // The chunk's tokens are complete: each map acts on every token alone.
       auto dq_c = token_columns(dq, t0, w);

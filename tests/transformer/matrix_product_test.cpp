@@ -64,7 +64,6 @@ TEST(MatrixProduct, MatchesPlainSumsOnTilesColumnsAndScalarRows) {
           }
 }
 
-// C = b 1ᵀ + A·B: each row starts from its bias.
 // Every element of the transposed copy is factor · in(i, j) exactly (one product each), or with
 // `accumulate` its earlier value plus that product in one step of a product chain (chain_step),
 // over shapes with full 8 × 8 register blocks, edge strips on either side and padded leading
@@ -99,6 +98,7 @@ TEST(MatrixProduct, TransposedCopyAndSumAreExactOnBlocksAndEdges) {
     }
 }
 
+// C = b 1ᵀ + A·B: each row starts from its bias.
 TEST(MatrixProduct, StartsFromTheRowBias) {
   for (const int m : {7, 19, 77})
     for (const bool transposed_b : {false, true}) {
