@@ -1,8 +1,8 @@
 #pragma once
 // The exponentials of a softmax row, out_j = exp(z_j − shift), and their sum, vectorised and in an
-// order that depends on n alone: xsimd's exp on full registers from the row's first element (the
-// last partial register through a padded copy), so that each value is the same wherever the row
-// lies in memory; the sum by interleaved_sum.
+// order that depends on n alone: exponential_lanes on full registers from the row's first element
+// (the last partial register through a padded copy), so that each value is the same wherever the
+// row lies in memory; the sum by interleaved_sum.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <xsimd/xsimd.hpp>
@@ -11,10 +11,44 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "transformer/interleaved_sum.hpp"
 
 namespace cpm {
+
+// e^x in every lane, for finite x ≤ 88 or x = −∞ (the shifted exponents of softmax rows, favor
+// features and masked scores). Floats with AVX-512 take xsimd's own steps, x = k ln 2 + r with k =
+// round(x / ln 2), |r| ≤ ln 2 / 2 (ln 2 in two parts), and its degree-6 polynomial for e^r, so the
+// values are xsimd::exp's wherever e^x is a normal float; only the last step differs: vscalefps
+// multiplies by 2^k in one instruction, where xsimd converts k to an integer, builds 2^k from its
+// bits and tests x against both ends of the range. Inputs below −110 are raised to −110, whose
+// e^x rounds to zero, so that −∞ gives 0 (xsimd gives 0 below −88.4, this gives subnormals down to
+// −103.3). Other types and instruction sets use xsimd::exp.
+template <class Batch>
+Batch exponential_lanes(const Batch& x) {
+#ifdef __AVX512F__
+  if constexpr (std::is_same_v<typename Batch::value_type, float> && sizeof(Batch) == 64) {
+    const __m512 a = _mm512_max_ps(x, _mm512_set1_ps(-110.0f));
+    const __m512 k =
+        _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(xsimd::constants::invlog_2<float>())),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(xsimd::constants::log_2hi<float>()), a);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(xsimd::constants::log_2lo<float>()), r);
+    __m512 y = _mm512_set1_ps(0x1.6ef19ep-10f);                 // 1.3997796e-03
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.131b16p-7f));  // 8.3955629e-03
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.5552aep-5f));  // 4.1665401e-02
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.55534ap-3f));  // 1.6666277e-01
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0.5f));
+    y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    return Batch(_mm512_scalef_ps(y, k));
+  }
+#endif
+  return xsimd::exp(x);
+}
 
 // max_j z_j over n ≥ 1 values, a register of lanes at a time (exact: the order of a maximum does
 // not matter). std::max_element compares one element at a time.
@@ -44,12 +78,12 @@ void shifted_exponential_values(T* out, const T* z, std::ptrdiff_t n, T shift, T
   const Batch s(shift), o(offset);
   std::ptrdiff_t j = 0;
   for (; j + width <= n; j += width)
-    (xsimd::exp(Batch::load_unaligned(z + j) - s) + o).store_unaligned(out + j);
+    (exponential_lanes(Batch::load_unaligned(z + j) - s) + o).store_unaligned(out + j);
   if (j < n) {
     alignas(64) T tail[width];
     std::fill_n(tail, width, -std::numeric_limits<T>::infinity());
     std::copy(z + j, z + n, tail);
-    (xsimd::exp(Batch::load_aligned(tail) - s) + o).store_aligned(tail);
+    (exponential_lanes(Batch::load_aligned(tail) - s) + o).store_aligned(tail);
     std::copy_n(tail, n - j, out + j);
   }
 }

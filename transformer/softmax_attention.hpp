@@ -25,6 +25,7 @@
 
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
+#include "transformer/shifted_exponential.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
@@ -93,12 +94,12 @@ void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, i
     Batch top = old_shift;
     for (int j = 0; j < width; ++j)
       top = xsimd::max(top, Batch::load_unaligned(s + std::ptrdiff_t(j) * ld + r));
-    const Batch factor = xsimd::exp(old_shift - top);
+    const Batch factor = exponential_lanes(old_shift - top);
     Batch sum = Batch::load_unaligned(total + r) * factor;
     scale_queries(o_t, ld, head_size, r, factor);
     for (int j = 0; j < width; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
-      const Batch e = xsimd::exp(Batch::load_unaligned(column) - top);
+      const Batch e = exponential_lanes(Batch::load_unaligned(column) - top);
       e.store_unaligned(column);
       sum += e;
     }
@@ -123,7 +124,7 @@ void exponentials(T* s, int ld, int width, const T* lse) {
     const Batch shift = Batch::load_unaligned(lse + r);
     for (int j = 0; j < width; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
-      xsimd::exp(Batch::load_unaligned(column) - shift).store_unaligned(column);
+      exponential_lanes(Batch::load_unaligned(column) - shift).store_unaligned(column);
     }
   }
 }

@@ -1,9 +1,11 @@
 // The vectorised row maximum and shifted exponentials of transformer/shifted_exponential.hpp
-// against element-by-element definitions, over lengths below, at and above a register's width.
+// against element-by-element definitions, over lengths below, at and above a register's width,
+// and its exponential_lanes against xsimd::exp and the double-precision exp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -23,6 +25,41 @@ void expect_maximum_exact(int n) {
     row[at] = static_cast<T>(7.5);
     EXPECT_EQ(maximum_value(row.data(), n), *std::max_element(row.begin(), row.end()))
         << "n = " << n << ", largest at " << at;
+  }
+}
+
+// Every float exponent from −87 to 88 in steps of 2^-9 (e^x is normal from −87.3 on):
+// exponential_lanes gives xsimd::exp's bits where e^x is a normal float, within 1.5 ulp of the true
+// value; below, 0 at −∞ and under −104, a subnormal or zero between.
+TEST(ShiftedExponential, ExponentialLanesAreXsimdsExpWhereNormal) {
+  using T = float;
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  std::vector<T> x;
+  for (double v = -87.0; v <= 88.0; v += 1.0 / 512) x.push_back(static_cast<T>(v));
+  while (x.size() % width != 0) x.push_back(T(0));
+  std::vector<T> ours(x.size()), theirs(x.size());
+  for (std::size_t i = 0; i < x.size(); i += width) {
+    exponential_lanes(Batch::load_unaligned(&x[i])).store_unaligned(&ours[i]);
+    xsimd::exp(Batch::load_unaligned(&x[i])).store_unaligned(&theirs[i]);
+  }
+  int differing = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    differing += ours[i] != theirs[i];
+    const double exact = std::exp(double(x[i]));
+    ASSERT_NEAR(ours[i], exact, 1.5 * exact * std::numeric_limits<T>::epsilon()) << "x = " << x[i];
+  }
+  EXPECT_EQ(differing, 0);
+  alignas(64) T low[width], out[width];
+  for (int l = 0; l < width; ++l) low[l] = static_cast<T>(-88.0 - 4.0 * l);
+  low[0] = -std::numeric_limits<T>::infinity();
+  exponential_lanes(Batch::load_aligned(low)).store_aligned(out);
+  for (int l = 0; l < width; ++l) {
+    EXPECT_GE(out[l], T(0)) << "x = " << low[l];
+    EXPECT_LT(out[l], std::numeric_limits<T>::min()) << "x = " << low[l];
+    if (low[l] < T(-104)) {
+      EXPECT_EQ(out[l], T(0)) << "x = " << low[l];
+    }
   }
 }
 
