@@ -51,6 +51,7 @@
 
 #include "physics/random_feature_maps.hpp"
 #include "transformer/matrix_product.hpp"
+#include "transformer/register_reductions.hpp"
 #include "transformer/shifted_exponential.hpp"
 #include "transformer/tensor_map.hpp"
 
@@ -156,6 +157,24 @@ void dpfp_column_backward(const Y& y, int d, int nu, const T* g, const Add& add)
       push(a, gi * r(partner));
       push(partner, gi * r(a));
     }
+}
+
+// favor's backward for one column: g ← g ⊙ (f − ε) (G of the pre-activations), returning Σ_k G_k.
+template <class T>
+T favor_gradient_column(T* g, const T* f, int m, T eps) {
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  const Batch e(eps);
+  Batch sum(T(0));
+  int k = 0;
+  for (; k + width <= m; k += width) {
+    const Batch gk = Batch::load_unaligned(g + k) * (Batch::load_unaligned(f + k) - e);
+    gk.store_unaligned(g + k);
+    sum += gk;
+  }
+  T total = xsimd::hadd(sum);
+  for (; k < m; ++k) total += g[k] *= f[k] - eps;
+  return total;
 }
 
 // c ← softmax(c), shifted by its maximum (exact: softmax is shift-invariant).
@@ -309,6 +328,13 @@ void project_features(T* y, std::ptrdiff_t ldy, const T* omega, int rows,
   }
 }
 
+// s²|x_j|²/2, the term favor subtracts from every exponent of column j.
+template <class T>
+T half_squared_norm(const ConstStridedMap<T>& x, int j, T scale) {
+  const T* x_j = x.col(j).data();
+  return T(0.5) * scale * scale * contiguous_dot(x_j, x_j, x.rows());
+}
+
 // favor's keys share one shift over all n columns: phi (m, n) receives the exponents
 // u = s Ωx − s²|x|²/2 (omega: D_φ rows), and the result is their maximum c. Any block of the
 // columns is then finished where it is used: φ = exp(u − c) + ε, shifted_exponential_values(...,
@@ -318,11 +344,9 @@ T favor_exponents(T* phi, const ConstStridedMap<T>& x, const T* omega, int m, T 
   const int n = static_cast<int>(x.cols());
   project_features(phi, m, omega, m, x, scale);
   T shared_max = -std::numeric_limits<T>::infinity();
-  for (int j = 0; j < n; ++j) {
-    VectorMap<T> u_j(phi + static_cast<std::ptrdiff_t>(j) * m, m);
-    u_j.array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
-    shared_max = std::max(shared_max, u_j.maxCoeff());
-  }
+  for (int j = 0; j < n; ++j)
+    shared_max = std::max(shared_max, subtract_and_maximum(phi + static_cast<std::ptrdiff_t>(j) * m,
+                                                           m, half_squared_norm(x, j, scale)));
   return shared_max;
 }
 
@@ -346,9 +370,9 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
   switch (spec.kind) {
     case FeatureMapKind::favor:      // a shift per column
       for (int j = 0; j < n; ++j) {  // each column still in L1 from its subtraction
-        auto u_j = u.col(j);
-        u_j.array() -= T(0.5) * scale * scale * ordered_dot(x.col(j), x.col(j));
-        shifted_exponential_values(u_j.data(), u_j.data(), m, u_j.maxCoeff(), eps);
+        T* u_j = &u(0, j);
+        const T shift = subtract_and_maximum(u_j, m, half_squared_norm(x, j, scale));
+        shifted_exponential_values(u_j, u_j, m, shift, eps);
       }
       break;
     case FeatureMapKind::porf_softplus:
@@ -435,8 +459,11 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
   const T eps = static_cast<T>(spec.epsilon);
   switch (spec.kind) {
     case FeatureMapKind::favor:
-      g.array() *= f.array() - eps;
-      for (int j = 0; j < n; ++j) dx.col(j) -= (scale * scale * ordered_sum(g.col(j))) * x.col(j);
+      for (int j = 0; j < n; ++j) {
+        const T sum =
+            feature_detail::favor_gradient_column(g.col(j).data(), f.col(j).data(), m, eps);
+        dx.col(j) -= (scale * scale * sum) * x.col(j);
+      }
       break;
     case FeatureMapKind::porf_softplus:
       g.array() *= -(-f.array()).expm1();

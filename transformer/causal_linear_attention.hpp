@@ -25,9 +25,11 @@
 
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
+#include "transformer/interleaved_sum.hpp"
 #include "transformer/linear_attention.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/particle_gradient.hpp"
+#include "transformer/register_reductions.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
@@ -192,8 +194,8 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
         const T* a_i = scores_t + i * w;  // A_i·, zero beyond j = i
         const double own =
             lane_sum<double>(i + 1, [&](std::ptrdiff_t j) { return double(a_i[j]); });
-        const double den =
-            kAttentionDenominatorGuard + ordered_dot(fq_c.col(i).template cast<double>(), z) + own;
+        const double den = kAttentionDenominatorGuard +
+                           contiguous_dot_in_double(fq_c.col(i).data(), z.data(), m) + own;
         inv[t0 + i] = static_cast<T>(1.0 / den);
         o_c.col(i) *= inv[t0 + i];
       }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "transformer/interleaved_sum.hpp"
 #include "transformer/tensor_map.hpp"
 #include "transformer/token_chunks.hpp"
 

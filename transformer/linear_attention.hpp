@@ -13,6 +13,7 @@
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/particle_gradient.hpp"
+#include "transformer/register_reductions.hpp"
 #include "transformer/thread_index.hpp"
 
 namespace cpm {
@@ -104,7 +105,7 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
     T* inv = cache.inverse_denominator + static_cast<std::ptrdiff_t>(bh) * L;
     for (int i = 0; i < L; ++i) {
       const double den =
-          kAttentionDenominatorGuard + ordered_dot(fq.col(i).template cast<double>(), z);
+          kAttentionDenominatorGuard + contiguous_dot_in_double(fq.col(i).data(), z.data(), m);
       inv[i] = static_cast<T>(1.0 / den);
       o.col(i) *= inv[i];
     }

@@ -17,6 +17,7 @@
 #endif
 
 #include "transformer/interleaved_sum.hpp"
+#include "transformer/register_reductions.hpp"
 
 namespace cpm {
 
@@ -62,11 +63,28 @@ T maximum_value(const T* z, std::ptrdiff_t n) {
     Batch lanes = Batch::load_unaligned(z);
     for (j = width; j + width <= n; j += width)
       lanes = xsimd::max(lanes, Batch::load_unaligned(z + j));
-    alignas(64) T lane[width];
-    lanes.store_aligned(lane);
-    best = *std::max_element(lane, lane + width);
+    best = lanes_maximum(lanes);
   }
   for (; j < n; ++j) best = std::max(best, z[j]);
+  return best;
+}
+
+// z_j ← z_j − value for j < n (n ≥ 1), returning the largest result (favor's exponents of one
+// token and their shift).
+template <class T>
+T subtract_and_maximum(T* z, std::ptrdiff_t n, T value) {
+  using Batch = xsimd::batch<T>;
+  constexpr std::ptrdiff_t width = Batch::size;
+  const Batch v(value);
+  Batch lanes(-std::numeric_limits<T>::infinity());
+  std::ptrdiff_t j = 0;
+  for (; j + width <= n; j += width) {
+    const Batch u = Batch::load_unaligned(z + j) - v;
+    u.store_unaligned(z + j);
+    lanes = xsimd::max(lanes, u);
+  }
+  T best = lanes_maximum(lanes);
+  for (; j < n; ++j) best = std::max(best, z[j] -= value);
   return best;
 }
 

@@ -8,7 +8,7 @@
 #include <array>
 #include <cstddef>
 
-#include "transformer/interleaved_sum.hpp"
+#include "transformer/register_reductions.hpp"
 
 namespace cpm {
 
@@ -33,19 +33,20 @@ using StridedMap = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
 template <class T>
 using ConstStridedMap = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
 
-// Σ_i x_i and Σ_i x_i y_i in an order that depends on the length alone, the lanes of lane_sum
-// (transformer/interleaved_sum.hpp). Eigen's vectorised reductions start at the first aligned
+// Σ_i x_i and Σ_i x_i y_i over contiguous vectors (column blocks and segments of column-major
+// maps) in an order that depends on the length alone: contiguous_sum and contiguous_dot
+// (transformer/register_reductions.hpp). Eigen's vectorised reductions start at the first aligned
 // element, so their order of summation, and so their last bit, would depend on where a buffer
-// happens to lie in memory (and with it on the allocation pattern, e.g. of per-thread scratch); a
-// plain loop in index order is one chain of dependent additions, which the compiler may not
-// vectorise.
+// happens to lie in memory (and with it on the allocation pattern, e.g. of per-thread scratch).
 template <class V>
 typename V::Scalar ordered_sum(const V& x) {
-  return lane_sum<typename V::Scalar>(x.size(), [&](Eigen::Index i) { return x[i]; });
+  eigen_assert(x.innerStride() == 1);
+  return contiguous_sum(x.data(), x.size());
 }
 template <class V, class W>
 typename V::Scalar ordered_dot(const V& x, const W& y) {
-  return lane_sum<typename V::Scalar>(x.size(), [&](Eigen::Index i) { return x[i] * y[i]; });
+  eigen_assert(x.innerStride() == 1 && y.innerStride() == 1 && x.size() == y.size());
+  return contiguous_dot(x.data(), y.data(), x.size());
 }
 
 // out[i] (+)= Σ_n x(i, n) over the columns of a (c, tokens) block with leading dimension ld,
