@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
+#include "tests/transformer/random_values.hpp"
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/tensor_map.hpp"
@@ -14,14 +14,7 @@
 namespace cpm {
 namespace {
 
-template <class T>
-std::vector<T> random_values(std::size_t n, unsigned seed) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(uniform(engine));
-  return v;
-}
+using testing::random_values;
 
 // C (m, n) inside a buffer with leading dimension m + 3, A with m + 5, B with k + 2 (column-major)
 // or n + 1 (transposed): padding that a wrong stride would read.

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <vector>
 
+#include "tests/transformer/random_values.hpp"
 #include "transformer/register_reductions.hpp"
 #include "transformer/shifted_exponential.hpp"
 
@@ -17,14 +17,7 @@ namespace {
 
 const int kLengths[] = {1, 3, 8, 15, 16, 17, 33, 64, 100};
 
-template <class T>
-std::vector<T> random_values(int n, unsigned seed) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
-  std::vector<T> x(n);
-  for (auto& v : x) v = static_cast<T>(uniform(engine));
-  return x;
-}
+using testing::random_values;
 
 template <class T>
 void expect_sums_and_dots(int n) {
