@@ -70,7 +70,7 @@ struct AttentionLayer {
         phi_q(softmax ? 0 : kPairs * m * length, offset),
         phi_k(phi_q.size(), offset),
         scratch(cpm::max_threads() *
-                    (softmax  ? cpm::softmax_attention_scratch(kHeadSize)
+                    (softmax  ? cpm::softmax_attention_scratch(kHeadSize, length)
                      : causal ? cpm::causal_linear_attention_scratch(m, length, kHeadSize)
                               : cpm::linear_attention_scratch(m, length, kHeadSize)),
                 offset),

@@ -71,7 +71,7 @@ struct CausalAttentionBench {
       scratch_double.assign(threads * cpm::causal_linear_attention_scratch_double(m, kHeadSize),
                             0.0);
     } else {
-      scratch.assign(threads * cpm::softmax_attention_scratch(kHeadSize), 0.0f);
+      scratch.assign(threads * cpm::softmax_attention_scratch(kHeadSize, length), 0.0f);
     }
   }
 

@@ -34,9 +34,11 @@ inline constexpr int kQueryBlock = 64;
 inline constexpr int kKeyBlock = 64;
 
 // Per-thread scratch of the softmax attention, in elements of T: two tiles, three (queries,
-// d_head) blocks and two values per query.
-inline std::size_t softmax_attention_scratch(int head_size) {
-  return per_thread_block(std::size_t(kQueryBlock) * (2 * kKeyBlock + 3 * head_size + 2));
+// d_head) blocks, two values per query, and for the backward pass a head's dk and dv (d_head,
+// length) each.
+inline std::size_t softmax_attention_scratch(int head_size, int length) {
+  return per_thread_block(std::size_t(kQueryBlock) * (2 * kKeyBlock + 3 * head_size + 2) +
+                          2 * std::size_t(head_size) * length);
 }
 
 // How many keys query i attends to: j < len, and j ≤ i if causal.
@@ -158,6 +160,16 @@ void query_dots(T* d, const T* a, const T* b, int ld, int head_size) {
   }
 }
 
+// to += from, column by column, for (d_head, keys) blocks with any outer stride.
+template <class To, class From>
+void add_columns(To&& to, const From& from) {
+  for (Eigen::Index j = 0; j < from.cols(); ++j) {
+    auto* t = to.col(j).data();
+    const auto* f = from.col(j).data();
+    for (Eigen::Index r = 0; r < from.rows(); ++r) t[r] += f[r];
+  }
+}
+
 }  // namespace softmax_attention_detail
 
 // out (C, N); lse (B·H·L) log-sum-exp of each query row.
@@ -167,7 +179,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(hs);
+  const std::size_t per_thread = softmax_attention_scratch(hs, L);
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
@@ -214,7 +226,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const std::size_t per_thread = softmax_attention_scratch(hs);
+  const std::size_t per_thread = softmax_attention_scratch(hs, L);
   const std::size_t tile = std::size_t(kQueryBlock) * kKeyBlock, block = kQueryBlock * hs;
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
@@ -227,13 +239,16 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     T* row_lse = dq_t + block;
     T* d = row_lse + kQueryBlock;  // D_i
     const auto q = a.block(qkv, b, h, 0);
-    const auto k = a.block(qkv, b, h, a.k_offset());
-    const auto v = a.block(qkv, b, h, a.v_offset());
     auto dq = a.block(dqkv, b, h, 0);
-    auto dk = a.block(dqkv, b, h, a.k_offset());
-    auto dv = a.block(dqkv, b, h, a.v_offset());
     const auto o = a.output(out, b, h);
     const auto d_o = a.output(dout, b, h);
+    const auto k = a.block(qkv, b, h, a.k_offset());
+    const auto v = a.block(qkv, b, h, a.v_offset());
+    // dk and dv gather in contiguous (d_head, len) blocks: every query block adds to all their
+    // columns, which in place lie one qkv_rows stride apart, so that at long lengths they and k, v
+    // map onto a fraction of the cache's sets and evict each other.
+    MatrixMap<T> dk(d + kQueryBlock, hs, len), dv(dk.data() + hs * len, hs, len);
+    std::fill_n(dk.data(), 2 * std::size_t(hs) * len, T(0));
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0), padded = padded_rows<T>(rows);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
@@ -263,6 +278,8 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
       copy_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs, T(1),
                       true);  // dq += (dqᵀ)ᵀ
     }
+    add_columns(a.block(dqkv, b, h, a.k_offset()), dk);
+    add_columns(a.block(dqkv, b, h, a.v_offset()), dv);
   }
 }
 

@@ -144,7 +144,7 @@ class TransformerBlock {
     if (s.attention == AttentionKind::linear)
       return causal ? causal_linear_attention_scratch(m, max_length, hs)
                     : linear_attention_scratch(m, max_length, hs);
-    return s.attention == AttentionKind::softmax ? softmax_attention_scratch(s.head_size()) : 0;
+    return s.attention == AttentionKind::softmax ? softmax_attention_scratch(hs, max_length) : 0;
   }
   static std::size_t attention_scratch_double(const ModelShape& s, bool causal) {
     if (s.attention != AttentionKind::linear) return 0;

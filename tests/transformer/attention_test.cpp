@@ -39,7 +39,7 @@ struct AttentionFixture {
     kv.assign(std::size_t(bh) * m * a.head_size, 0.0);
     z.assign(std::size_t(bh) * m, 0.0);
     scratch.assign(max_threads() * std::max(linear_attention_scratch(m, a.length, a.head_size),
-                                            softmax_attention_scratch(a.head_size)),
+                                            softmax_attention_scratch(a.head_size, a.length)),
                    0.0);
     scratch_double.assign(max_threads() * linear_attention_scratch_double(m, a.head_size), 0.0);
   }

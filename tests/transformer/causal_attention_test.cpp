@@ -48,7 +48,7 @@ struct CausalFixture {
     z.assign(std::size_t(bh) * m, 0.0);
     const std::size_t threads = std::max(max_threads(), 2);  // the thread test runs 2
     scratch.assign(threads * std::max(causal_linear_attention_scratch(m, a.length, a.head_size),
-                                      softmax_attention_scratch(a.head_size)),
+                                      softmax_attention_scratch(a.head_size, a.length)),
                    T(0));
     scratch_double.assign(threads * causal_linear_attention_scratch_double(m, a.head_size), 0.0);
   }
