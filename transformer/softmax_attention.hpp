@@ -244,9 +244,10 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     const auto d_o = a.output(dout, b, h);
     const auto k = a.block(qkv, b, h, a.k_offset());
     const auto v = a.block(qkv, b, h, a.v_offset());
-    // dk and dv gather in contiguous (d_head, len) blocks: every query block adds to all their
-    // columns, which in place lie one qkv_rows stride apart, so that at long lengths they and k, v
-    // map onto a fraction of the cache's sets and evict each other.
+    // dk and dv gather in contiguous (d_head, len) blocks, added to dqkv once: every query block
+    // adds to all their columns, which in place lie one qkv_rows stride apart. At L = 1,024 that
+    // made the backward pass on two threads 8–15 % slower (bench/RESULTS.md); the strided columns
+    // of k, v, dk and dv share a fraction of the cache's sets, the likely cause.
     MatrixMap<T> dk(d + kQueryBlock, hs, len), dv(dk.data() + hs * len, hs, len);
     std::fill_n(dk.data(), 2 * std::size_t(hs) * len, T(0));
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
