@@ -13,6 +13,9 @@
 // (no horizontal sums) and the products giving s, dp and dqᵀ have the query block as their long
 // side (transformer/matrix_product.hpp); the query rows are padded to whole registers with zero
 // queries, which never reach an output.
+// Inside a tile the scores are in base-2 units, s_ij · log₂ e (the queries are scaled by
+// log₂ e / √d_head), so that every exponential is a power of two (exponential2_lanes); the stored
+// log-sum-exp stays in natural units.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <xsimd/xsimd.hpp>
@@ -22,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <numbers>
 
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
@@ -84,10 +88,11 @@ void scale_queries(T* o_t, int ld, int head_size, int r, xsimd::batch<T> factor)
   }
 }
 
-// One key block of the online softmax: per query the block's largest score raises shift (the
-// largest so far, starting at the lowest finite value), which rescales total = Σ exp(s − shift)
-// and the output oᵀ (ld, d_head) gathered so far by exp(old − new); then the tile's scores become
-// exp(s − shift) and their sum joins total. The lanes of a register are queries.
+// One key block of the online softmax on base-2 scores: per query the block's largest score raises
+// shift (the largest so far, starting at the lowest finite value), which rescales total =
+// Σ 2^(s − shift) and the output oᵀ (ld, d_head) gathered so far by 2^(old − new); then the
+// tile's scores become 2^(s − shift) and their sum joins total. The lanes of a register are
+// queries.
 template <class T>
 void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, int head_size) {
   using Batch = xsimd::batch<T>;
@@ -96,12 +101,12 @@ void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, i
     Batch top = old_shift;
     for (int j = 0; j < width; ++j)
       top = xsimd::max(top, Batch::load_unaligned(s + std::ptrdiff_t(j) * ld + r));
-    const Batch factor = exponential_lanes(old_shift - top);
+    const Batch factor = exponential2_lanes(old_shift - top);
     Batch sum = Batch::load_unaligned(total + r) * factor;
     scale_queries(o_t, ld, head_size, r, factor);
     for (int j = 0; j < width; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
-      const Batch e = exponential_lanes(Batch::load_unaligned(column) - top);
+      const Batch e = exponential2_lanes(Batch::load_unaligned(column) - top);
       e.store_unaligned(column);
       sum += e;
     }
@@ -118,7 +123,7 @@ void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
     scale_queries(o_t, ld, head_size, r, T(1) / Batch::load_unaligned(total + r));
 }
 
-// p = exp(s − lse) in place, lse per query.
+// p = 2^(s − lse) in place, for base-2 scores and log-sum-exp per query.
 template <class T>
 void exponentials(T* s, int ld, int width, const T* lse) {
   using Batch = xsimd::batch<T>;
@@ -126,7 +131,7 @@ void exponentials(T* s, int ld, int width, const T* lse) {
     const Batch shift = Batch::load_unaligned(lse + r);
     for (int j = 0; j < width; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
-      exponential_lanes(Batch::load_unaligned(column) - shift).store_unaligned(column);
+      exponential2_lanes(Batch::load_unaligned(column) - shift).store_unaligned(column);
     }
   }
 }
@@ -178,13 +183,13 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
                                const AttentionLayout& a, T* scratch, bool causal = false) {
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
-  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
+  const T base2_scale = static_cast<T>(std::numbers::log2e / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* s = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
-    T* q_t = s + std::size_t(kQueryBlock) * kKeyBlock;  // (queries, d_head), q/√d
+    T* q_t = s + std::size_t(kQueryBlock) * kKeyBlock;  // (queries, d_head), q log₂e/√d
     T* o_t = q_t + std::size_t(kQueryBlock) * hs;       // (queries, d_head)
     T* shift = o_t + std::size_t(kQueryBlock) * hs;
     T* total = shift + kQueryBlock;
@@ -195,7 +200,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0), padded = padded_rows<T>(rows);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
-      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, scale);
+      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, base2_scale);
       std::fill_n(o_t, std::size_t(padded) * hs, T(0));
       std::fill_n(shift, padded, std::numeric_limits<T>::lowest());
       std::fill_n(total, padded, T(0));
@@ -211,7 +216,8 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
       normalise_outputs(o_t, padded, hs, total);
       copy_transposed(o.col(i0).data(), o.outerStride(), o_t, padded, rows, hs);
       for (int r = 0; r < rows; ++r)
-        lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] = shift[r] + std::log(total[r]);
+        lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] =
+            std::numbers::ln2_v<T> * (shift[r] + std::log2(total[r]));
     }
   }
 }
@@ -226,6 +232,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
+  const T base2_scale = static_cast<T>(std::numbers::log2e / std::sqrt(static_cast<double>(hs)));
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
   const std::size_t tile = std::size_t(kQueryBlock) * kKeyBlock, block = kQueryBlock * hs;
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
@@ -233,7 +240,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* p = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
     T* ds = p + tile;
-    T* q_t = ds + tile;  // (queries, d_head) each: q/√d, dout, and out then the gathered dq
+    T* q_t = ds + tile;  // (queries, d_head) each: q log₂e/√d, dout, and out then the gathered dq
     T* do_t = q_t + block;
     T* dq_t = do_t + block;
     T* row_lse = dq_t + block;
@@ -253,13 +260,14 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     for (int i0 = 0; i0 < L; i0 += kQueryBlock) {
       const int rows = std::min(kQueryBlock, L - i0), padded = padded_rows<T>(rows);
       const int keys = attended_keys(len, i0 + rows - 1, causal);
-      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, scale);
+      copy_queries_transposed(q_t, q.col(i0).data(), q.outerStride(), hs, rows, base2_scale);
       copy_queries_transposed(do_t, d_o.col(i0).data(), d_o.outerStride(), hs, rows, T(1));
       copy_queries_transposed(dq_t, o.col(i0).data(), o.outerStride(), hs, rows, T(1));
       query_dots(d, do_t, dq_t, padded, hs);
       std::fill_n(dq_t, std::size_t(padded) * hs, T(0));
       std::fill_n(row_lse, padded, T(0));
-      std::copy_n(lse + static_cast<std::ptrdiff_t>(bh) * L + i0, rows, row_lse);
+      for (int r = 0; r < rows; ++r)  // in base-2 units, as the scores
+        row_lse[r] = std::numbers::log2e_v<T> * lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r];
       for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
         const int width = std::min(kKeyBlock, keys - j0);
         multiply(p, padded, q_t, padded, k.col(j0).data(), 1, k.outerStride(), padded, width, hs,

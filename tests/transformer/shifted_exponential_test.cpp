@@ -63,6 +63,33 @@ TEST(ShiftedExponential, ExponentialLanesAreXsimdsExpWhereNormal) {
   }
 }
 
+TEST(ShiftedExponential, PowerOfTwoLanesAreWithinAnUlpAndZeroFarBelow) {
+  using T = float;
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  std::vector<T> x;
+  for (double v = -126.0; v <= 127.0; v += 1.0 / 512) x.push_back(static_cast<T>(v));
+  while (x.size() % width != 0) x.push_back(T(0));
+  std::vector<T> ours(x.size());
+  for (std::size_t i = 0; i < x.size(); i += width)
+    exponential2_lanes(Batch::load_unaligned(&x[i])).store_unaligned(&ours[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double exact = std::exp2(double(x[i]));
+    ASSERT_NEAR(ours[i], exact, 1.5 * exact * std::numeric_limits<T>::epsilon()) << "x = " << x[i];
+  }
+  alignas(64) T low[width], out[width];
+  for (int l = 0; l < width; ++l) low[l] = static_cast<T>(-127.0 - 4.0 * l);
+  low[0] = -std::numeric_limits<T>::infinity();
+  exponential2_lanes(Batch::load_aligned(low)).store_aligned(out);
+  for (int l = 0; l < width; ++l) {
+    EXPECT_GE(out[l], T(0)) << "x = " << low[l];
+    EXPECT_LT(out[l], std::numeric_limits<T>::min()) << "x = " << low[l];
+    if (low[l] < T(-152)) {
+      EXPECT_EQ(out[l], T(0)) << "x = " << low[l];
+    }
+  }
+}
+
 TEST(ShiftedExponential, MaximumEqualsTheLargestElementWhereverItLies) {
   for (int n : {1, 3, 8, 15, 16, 17, 31, 64, 100, 8192}) {
     expect_maximum_exact<float>(n);
