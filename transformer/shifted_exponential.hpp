@@ -51,7 +51,7 @@ Batch exponential_lanes(const Batch& x) {
   return xsimd::exp(x);
 }
 
-// 2^x in every lane, for finite x ≤ 127 or x = −∞ (softmax scores in base-2 units). Floats with
+// 2^x in every lane, for finite x < 127 or x = −∞ (softmax scores in base-2 units). Floats with
 // AVX-512: x = k + r with k = round(x), |r| ≤ 1/2, a degree-6 polynomial for 2^r (fitted for the
 // least largest relative error on [−1/2, 1/2], 1.9e-9; under one ulp after rounding) and
 // vscalefps for the product with 2^k: four instructions fewer than exponential_lanes, which

@@ -1,6 +1,7 @@
 // The vectorised row maximum and shifted exponentials of transformer/shifted_exponential.hpp
 // against element-by-element definitions, over lengths below, at and above a register's width,
-// and its exponential_lanes against xsimd::exp and the double-precision exp.
+// its exponential_lanes against xsimd::exp and the double-precision exp, and exponential2_lanes
+// against the double-precision exp2.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +29,26 @@ void expect_maximum_exact(int n) {
   }
 }
 
+// A float exponential's lanes at −∞ and at first, first − 4, …: each at least 0 and below the
+// smallest normal float, and 0 below zero_below.
+template <class Lanes>
+void expect_underflow(const Lanes& lanes, double first, double zero_below) {
+  using T = float;
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  alignas(64) T low[width], out[width];
+  for (int l = 0; l < width; ++l) low[l] = static_cast<T>(first - 4.0 * l);
+  low[0] = -std::numeric_limits<T>::infinity();
+  lanes(Batch::load_aligned(low)).store_aligned(out);
+  for (int l = 0; l < width; ++l) {
+    EXPECT_GE(out[l], T(0)) << "x = " << low[l];
+    EXPECT_LT(out[l], std::numeric_limits<T>::min()) << "x = " << low[l];
+    if (low[l] < static_cast<T>(zero_below)) {
+      EXPECT_EQ(out[l], T(0)) << "x = " << low[l];
+    }
+  }
+}
+
 // Every float exponent from −87 to 88 in steps of 2^-9 (e^x is normal from −87.3 on):
 // exponential_lanes gives xsimd::exp's bits where e^x is a normal float, within 1.5 ulp of the true
 // value; below, 0 at −∞ and under −104, a subnormal or zero between.
@@ -50,25 +71,17 @@ TEST(ShiftedExponential, ExponentialLanesAreXsimdsExpWhereNormal) {
     ASSERT_NEAR(ours[i], exact, 1.5 * exact * std::numeric_limits<T>::epsilon()) << "x = " << x[i];
   }
   EXPECT_EQ(differing, 0);
-  alignas(64) T low[width], out[width];
-  for (int l = 0; l < width; ++l) low[l] = static_cast<T>(-88.0 - 4.0 * l);
-  low[0] = -std::numeric_limits<T>::infinity();
-  exponential_lanes(Batch::load_aligned(low)).store_aligned(out);
-  for (int l = 0; l < width; ++l) {
-    EXPECT_GE(out[l], T(0)) << "x = " << low[l];
-    EXPECT_LT(out[l], std::numeric_limits<T>::min()) << "x = " << low[l];
-    if (low[l] < T(-104)) {
-      EXPECT_EQ(out[l], T(0)) << "x = " << low[l];
-    }
-  }
+  expect_underflow([](const Batch& x) { return exponential_lanes(x); }, -88.0, -104.0);
 }
 
+// Every float exponent from −126 to 127 (not included) in steps of 2^-9: exponential2_lanes
+// within 1.5 ulp of the true value; below, 0 at −∞ and under −152, a subnormal or zero between.
 TEST(ShiftedExponential, PowerOfTwoLanesAreWithinAnUlpAndZeroFarBelow) {
   using T = float;
   using Batch = xsimd::batch<T>;
   constexpr int width = Batch::size;
   std::vector<T> x;
-  for (double v = -126.0; v <= 127.0; v += 1.0 / 512) x.push_back(static_cast<T>(v));
+  for (double v = -126.0; v < 127.0; v += 1.0 / 512) x.push_back(static_cast<T>(v));
   while (x.size() % width != 0) x.push_back(T(0));
   std::vector<T> ours(x.size());
   for (std::size_t i = 0; i < x.size(); i += width)
@@ -77,17 +90,7 @@ TEST(ShiftedExponential, PowerOfTwoLanesAreWithinAnUlpAndZeroFarBelow) {
     const double exact = std::exp2(double(x[i]));
     ASSERT_NEAR(ours[i], exact, 1.5 * exact * std::numeric_limits<T>::epsilon()) << "x = " << x[i];
   }
-  alignas(64) T low[width], out[width];
-  for (int l = 0; l < width; ++l) low[l] = static_cast<T>(-127.0 - 4.0 * l);
-  low[0] = -std::numeric_limits<T>::infinity();
-  exponential2_lanes(Batch::load_aligned(low)).store_aligned(out);
-  for (int l = 0; l < width; ++l) {
-    EXPECT_GE(out[l], T(0)) << "x = " << low[l];
-    EXPECT_LT(out[l], std::numeric_limits<T>::min()) << "x = " << low[l];
-    if (low[l] < T(-152)) {
-      EXPECT_EQ(out[l], T(0)) << "x = " << low[l];
-    }
-  }
+  expect_underflow([](const Batch& x) { return exponential2_lanes(x); }, -127.0, -152.0);
 }
 
 TEST(ShiftedExponential, MaximumEqualsTheLargestElementWhereverItLies) {
