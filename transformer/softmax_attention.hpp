@@ -165,14 +165,10 @@ void query_dots(T* d, const T* a, const T* b, int ld, int head_size) {
   }
 }
 
-// to += from, column by column, for (d_head, keys) blocks with any outer stride.
-template <class To, class From>
-void add_columns(To&& to, const From& from) {
-  for (Eigen::Index j = 0; j < from.cols(); ++j) {
-    auto* t = to.col(j).data();
-    const auto* f = from.col(j).data();
-    for (Eigen::Index r = 0; r < from.rows(); ++r) t[r] += f[r];
-  }
+// log₂ e / √d_head: the queries' factor that puts the scores in base-2 units.
+template <class T>
+T base2_query_scale(int head_size) {
+  return static_cast<T>(std::numbers::log2e / std::sqrt(static_cast<double>(head_size)));
 }
 
 }  // namespace softmax_attention_detail
@@ -183,7 +179,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
                                const AttentionLayout& a, T* scratch, bool causal = false) {
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
-  const T base2_scale = static_cast<T>(std::numbers::log2e / std::sqrt(static_cast<double>(hs)));
+  const T base2_scale = base2_query_scale<T>(hs);
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
   for (int bh = 0; bh < a.batch * a.heads; ++bh) {
@@ -232,7 +228,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
   using namespace softmax_attention_detail;
   const int L = a.length, hs = a.head_size;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const T base2_scale = static_cast<T>(std::numbers::log2e / std::sqrt(static_cast<double>(hs)));
+  const T base2_scale = base2_query_scale<T>(hs);
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
   const std::size_t tile = std::size_t(kQueryBlock) * kKeyBlock, block = kQueryBlock * hs;
 #pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
@@ -287,8 +283,8 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
       copy_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs, T(1),
                       true);  // dq += (dqᵀ)ᵀ
     }
-    add_columns(a.block(dqkv, b, h, a.k_offset()), dk);
-    add_columns(a.block(dqkv, b, h, a.v_offset()), dv);
+    a.block(dqkv, b, h, a.k_offset()).leftCols(len) += dk;
+    a.block(dqkv, b, h, a.v_offset()).leftCols(len) += dv;
   }
 }
 
