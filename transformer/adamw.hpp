@@ -13,6 +13,9 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <xsimd/xsimd.hpp>
 #pragma GCC diagnostic pop
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "transformer/interleaved_sum.hpp"
 
@@ -58,9 +61,41 @@ struct StepConstants {
   T beta1, beta2, rate, inverse_c1, inverse_c2, epsilon, decay, gradient_scale;
 };
 
-// One update of n parameters, lanes V (T, or a register of T) at a time; n a multiple of the
-// lanes. Out of line, so that a full block and the padded last one run the same instructions and
-// an element's value does not depend on where the threads' ranges end.
+// GCC's AVX-512 widening intrinsics start from an undefined register, which -Wuninitialized
+// reports where they are inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// The decay flags (0 or 1) of the lanes at `flags` as V's values: `decay` where a flag is 1,
+// else 0.
+template <class V, class T>
+V decay_lanes(const unsigned char* flags, T decay) {
+  if constexpr (std::is_same_v<V, T>) {
+    return *flags ? decay : T(0);
+  } else {
+    static_assert(std::is_same_v<T, float>, "registers of floats only");
+#if defined(__AVX512F__)
+    if constexpr (V::size == 16)  // 16 bytes widened to 32-bit integers, then to floats
+      return V(_mm512_cvtepi32_ps(
+                 _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(flags))))) *
+             V(decay);
+#endif
+#if defined(__AVX2__)
+    if constexpr (V::size == 8)
+      return V(_mm256_cvtepi32_ps(
+                 _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(flags))))) *
+             V(decay);
+#endif
+    alignas(sizeof(V)) T lanes[V::size];
+    for (std::size_t l = 0; l < V::size; ++l) lanes[l] = flags[l] ? decay : T(0);
+    return V::load_aligned(lanes);
+  }
+}
+#pragma GCC diagnostic pop
+
+// One update of n parameters, lanes V (T, or a register of floats) at a time; n a multiple of
+// the lanes. Out of line, so that a full block and the padded last one run the same instructions
+// and an element's value does not depend on where the threads' ranges end. The moments m, v are
+// floats; with T = double a scalar lane widens them and rounds them back.
 //   g ← s g,  m ← β₁ m + (1 − β₁) g,  v ← β₂ v + (1 − β₂) g²,  m̂ = m/(1 − β₁ᵗ),  v̂ = v/(1 − β₂ᵗ)
 //   θ ← θ − lr (m̂ / (√v̂ + ε) + λ θ [decay])
 template <class V, class T>
@@ -68,41 +103,30 @@ template <class V, class T>
                               const unsigned char* decay, std::ptrdiff_t n,
                               const StepConstants<T>& c) {
   constexpr std::ptrdiff_t lanes = sizeof(V) / sizeof(T);
+  const auto load = [](const auto* x) {
+    if constexpr (std::is_same_v<V, T>)
+      return static_cast<T>(*x);
+    else
+      return V::load_unaligned(x);
+  };
+  const auto store = [](const V& value, auto* x) {
+    if constexpr (std::is_same_v<V, T>)
+      *x = static_cast<std::remove_pointer_t<decltype(x)>>(value);
+    else
+      value.store_unaligned(x);
+  };
   for (std::ptrdiff_t i = 0; i < n; i += lanes) {
-    T lane_decay[lanes], lane_m[lanes], lane_v[lanes];
-    for (std::ptrdiff_t l = 0; l < lanes; ++l) {
-      lane_decay[l] = decay[i + l] ? c.decay : T(0);
-      lane_m[l] = static_cast<T>(m[i + l]);
-      lane_v[l] = static_cast<T>(v[i + l]);
-    }
-    const auto load = [](const T* x) {
-      if constexpr (std::is_same_v<V, T>)
-        return *x;
-      else
-        return V::load_unaligned(x);
-    };
-    const auto store = [](const V& value, T* x) {
-      if constexpr (std::is_same_v<V, T>)
-        *x = value;
-      else
-        value.store_unaligned(x);
-    };
     const V g = load(gradients + i) * V(c.gradient_scale);
-    const V new_m = V(c.beta1) * load(lane_m) + V(T(1) - c.beta1) * g;
-    const V new_v = V(c.beta2) * load(lane_v) + V(T(1) - c.beta2) * g * g;
+    const V new_m = V(c.beta1) * load(m + i) + V(T(1) - c.beta1) * g;
+    const V new_v = V(c.beta2) * load(v + i) + V(T(1) - c.beta2) * g * g;
     const V theta = load(parameters + i);
     using std::sqrt;
     using xsimd::sqrt;
     const V step = (new_m * V(c.inverse_c1)) / (sqrt(new_v * V(c.inverse_c2)) + V(c.epsilon)) +
-                   load(lane_decay) * theta;
-    const V new_theta = theta - V(c.rate) * step;
-    store(new_m, lane_m);
-    store(new_v, lane_v);
-    store(new_theta, parameters + i);
-    for (std::ptrdiff_t l = 0; l < lanes; ++l) {
-      m[i + l] = static_cast<float>(lane_m[l]);
-      v[i + l] = static_cast<float>(lane_v[l]);
-    }
+                   decay_lanes<V>(decay + i, c.decay) * theta;
+    store(V(theta - V(c.rate) * step), parameters + i);
+    store(new_m, m + i);
+    store(new_v, v + i);
   }
 }
 
@@ -116,7 +140,9 @@ class AdamW {
       : decay_(std::move(decay)),
         settings_(settings),
         m_(decay_.size(), 0.0f),
-        v_(decay_.size(), 0.0f) {}
+        v_(decay_.size(), 0.0f) {
+    for (unsigned char& flag : decay_) flag = flag != 0;  // 0 or 1, as decay_lanes reads them
+  }
 
   // One update (adamw_detail::update) with learning rate lr on the gradients times gradient_scale
   // (clip_scale's factor). In T, as PyTorch's AdamW in the parameters' precision; float a vector

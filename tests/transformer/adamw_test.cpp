@@ -1,6 +1,7 @@
 // AdamW's vectorised update (transformer/adamw.hpp) against its formula evaluated in long double,
 // over sizes below, at and above a register's width and mixed weight-decay flags; the clipping
-// factor applied as it reads the gradients; and independence of the thread count.
+// factor applied as it reads the gradients; any nonzero decay flag as 1; and independence of the
+// thread count.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -73,6 +74,18 @@ TEST(AdamW, GradientScaleEqualsStepOnScaledGradients) {
   EXPECT_EQ(p.parameters, q.parameters);
   EXPECT_EQ(scaled.first_moments(), plain.first_moments());
   EXPECT_EQ(scaled.second_moments(), plain.second_moments());
+}
+
+TEST(AdamW, AnyNonzeroFlagMeansWeightDecay) {
+  const int n = 37;  // two registers of floats and a padded rest
+  Problem p = random_problem(n, 2), q = p;
+  for (int i = 0; i < n; ++i) p.decay[i] = static_cast<unsigned char>(q.decay[i] ? 1 + i * 7 : 0);
+  AdamW<float> flagged(p.decay, kSettings), plain(q.decay, kSettings);
+  for (int t = 0; t < 2; ++t) {
+    flagged.step(p.parameters, p.gradients[t], kSettings.learning_rate);
+    plain.step(q.parameters, q.gradients[t], kSettings.learning_rate);
+  }
+  EXPECT_EQ(p.parameters, q.parameters);
 }
 
 TEST(AdamW, ResultsDoNotDependOnTheThreadCount) {
