@@ -159,21 +159,26 @@ void dpfp_column_backward(const Y& y, int d, int nu, const T* g, const Add& add)
     }
 }
 
-// favor's backward for one column: g ← g ⊙ (f − ε) (G of the pre-activations), returning Σ_k G_k.
+// favor's backward for one column: G = g ⊙ (f − ε) (the gradient of the pre-activations), stored
+// as s G for the product with Ω that follows; returns Σ_k G_k.
 template <class T>
-T favor_gradient_column(T* g, const T* f, int m, T eps) {
+T favor_gradient_column(T* g, const T* f, int m, T eps, T scale) {
   using Batch = xsimd::batch<T>;
   constexpr int width = Batch::size;
-  const Batch e(eps);
+  const Batch e(eps), s(scale);
   Batch sum(T(0));
   int k = 0;
   for (; k + width <= m; k += width) {
     const Batch gk = Batch::load_unaligned(g + k) * (Batch::load_unaligned(f + k) - e);
-    gk.store_unaligned(g + k);
+    (gk * s).store_unaligned(g + k);
     sum += gk;
   }
   T total = xsimd::hadd(sum);
-  for (; k < m; ++k) total += g[k] *= f[k] - eps;
+  for (; k < m; ++k) {
+    const T gk = g[k] * (f[k] - eps);
+    g[k] = gk * scale;
+    total += gk;
+  }
   return total;
 }
 
@@ -457,13 +462,15 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
   MatrixMap<T> g(dphi, m, n);
   ConstMatrixMap<T> f(phi, m, n);
   const T eps = static_cast<T>(spec.epsilon);
+  bool scaled = false;  // g's projected rows already hold s G
   switch (spec.kind) {
-    case FeatureMapKind::favor:
+    case FeatureMapKind::favor:  // every row of g is projected: s G in one pass
       for (int j = 0; j < n; ++j) {
         const T sum =
-            feature_detail::favor_gradient_column(g.col(j).data(), f.col(j).data(), m, eps);
+            feature_detail::favor_gradient_column(g.col(j).data(), f.col(j).data(), m, eps, scale);
         dx.col(j) -= (scale * scale * sum) * x.col(j);
       }
+      scaled = true;
       break;
     case FeatureMapKind::porf_softplus:
       g.array() *= -(-f.array()).expm1();
@@ -520,7 +527,7 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
   }
   if (rows == 0) return;
   auto gu = g.middleRows(projection_row(spec), rows);
-  gu *= scale;                      // s G
+  if (!scaled) gu *= scale;         // s G
   multiply(dx, omega_t, gu, true);  // (d_head, rows)(rows, n)
   if (domega)                       // (∂ℓ/∂Ω)ᵀ (d_head, rows)
     multiply_transposed(MatrixMap<T>(domega, hs, rows), x, gu, true);
