@@ -186,10 +186,12 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       auto o_c = o.middleCols(t0, w);
       copy_transposed(phi_k_t, w, fk_c.data(), m, m, w);
       masked_chunk_scores(scores_t, phi_k_t, fq_c.data(), w, m);
-      kv_t = kv.transpose().template cast<T>();
-      multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
+      if (t0 > 0) {  // the first chunk has no earlier state
+        kv_t = kv.transpose().template cast<T>();
+        multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
+      }
       multiply_triangular(o_c.data(), o_c.outerStride(), v_c.data(), v_c.outerStride(), scores_t, 1,
-                          w, hs, w, true, true);  // Σ_{j≤i} A_ij v_j
+                          w, hs, w, true, t0 > 0);  // Σ_{j≤i} A_ij v_j
       for (int i = 0; i < w; ++i) {
         const T* a_i = scores_t + i * w;  // A_i·, zero beyond j = i
         const double own =
@@ -286,15 +288,23 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       VectorMap<T> dden(chunk_work + 2 * hs * C + 2 * C * C, w);
       T* phi_k_t = chunk_work + 2 * hs * C + 2 * C * C + C;  // (w, m)
 
-      multiply_transposed(chunk_kv, fk_c, v_c);  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
-      kv -= chunk_kv.template cast<double>();
-      multiply(chunk_z.data(), m, fk_c.data(), m, ones, 1, w, m, 1, w, false);  // and z
-      z -= chunk_z.template cast<double>();
-      kv_t = kv.template cast<T>();
-      z_t = z.template cast<T>();
-      dkv_t = dkv.template cast<T>();
-      copy_transposed(dkv_tt.data(), hs, dkv_t.data(), m, m, hs);
-      dz_t = dz.template cast<T>();
+      // The state before the chunk: none for the first one (S = 0, z = 0 exactly, not what
+      // subtracting every chunk from the final state leaves), and no later chunks for the last
+      // one (dS' = 0, dz' = 0). Products with a zero state are skipped.
+      const bool earlier = t0 > 0, later = t0 + w < L;
+      if (earlier) {
+        multiply_transposed(chunk_kv, fk_c, v_c);  // undo kv += Σ_{j in chunk} φk_j v_jᵀ
+        kv -= chunk_kv.template cast<double>();
+        multiply(chunk_z.data(), m, fk_c.data(), m, ones, 1, w, m, 1, w, false);  // and z
+        z -= chunk_z.template cast<double>();
+        kv_t = kv.template cast<T>();
+        z_t = z.template cast<T>();
+      }
+      if (later) {
+        dkv_t = dkv.template cast<T>();
+        copy_transposed(dkv_tt.data(), hs, dkv_t.data(), m, m, hs);
+        dz_t = dz.template cast<T>();
+      }
 
       for (int i = 0; i < w; ++i) {
         dn.col(i) = d_o.col(t0 + i) * inv[t0 + i];  // dn_i = dout_i / den_i
@@ -306,21 +316,25 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       masked_chunk_score_gradient(dscores.data(), dn_t.data(), v_c.data(), v_c.outerStride(),
                                   dden.data(), w, hs);
 
-      multiply(dfq_c, kv_t, dn);                  // S dn_i (m, w)
-      dfq_c.noalias() += z_t * dden.transpose();  // z dden_i
+      if (earlier) {
+        multiply(dfq_c, kv_t, dn);                  // S dn_i (m, w)
+        dfq_c.noalias() += z_t * dden.transpose();  // z dden_i
+      }
       multiply_triangular(dfq_c.data(), m, fk_c.data(), m, dscores.data(), w, 1, m, w, true,
-                          true);    // Σ_j dA_ij φk_j
-      multiply(dfk_c, dkv_t, v_c);  // dS' v_j (m, w)
-      dfk_c.colwise() += dz_t;      // dz'
+                          earlier);  // Σ_j dA_ij φk_j
+      if (later) {
+        multiply(dfk_c, dkv_t, v_c);  // dS' v_j (m, w)
+        dfk_c.colwise() += dz_t;      // dz'
+      }
       multiply_triangular(dfk_c.data(), m, fq_c.data(), m, dscores.data(), 1, w, m, w, false,
-                          true);           // Σ_i dA_ij φq_i
-      multiply(dv_c, dkv_tt, fk_c, true);  // dS'ᵀ φk_j (d_head, w)
+                          later);                     // Σ_i dA_ij φq_i
+      if (later) multiply(dv_c, dkv_tt, fk_c, true);  // dS'ᵀ φk_j (d_head, w)
       multiply_triangular(dv_c.data(), dv_c.outerStride(), dn.data(), hs, scores_t.data(), w, 1, hs,
                           w, false, true);  // Σ_i A_ij dn_i
 
-      add_chunked_outer_products<T>(dkv, dz, fq_c.data(), dn.data(), hs, dden.data(), w,
-                                    chunk_kv.data(),
-                                    ones);  // dS = Σ_i φq_i dn_iᵀ, dz = Σ_i φq_i dden_i
+      if (earlier)  // dS = Σ_i φq_i dn_iᵀ, dz = Σ_i φq_i dden_i, for the chunks before
+        add_chunked_outer_products<T>(dkv, dz, fq_c.data(), dn.data(), hs, dden.data(), w,
+                                      chunk_kv.data(), ones);
 
       // The chunk's tokens are complete: each map acts on every token alone.
       auto dq_c = token_columns(dq, t0, w);
