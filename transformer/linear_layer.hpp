@@ -18,8 +18,8 @@ inline std::size_t linear_backward_scratch(int c, int oc) {
 }
 
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
-// null. The product adds onto the bias and the residual. `scratch` holds c · oc elements (W
-// column-major, transformer/matrix_product.hpp).
+// null. The product adds onto the bias and the residual. `scratch` holds linear_backward_scratch(c,
+// oc) elements (W column-major, transformer/matrix_product.hpp).
 template <class T>
 void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tokens, int c, int oc,
                     T* scratch, const T* residual = nullptr) {
@@ -28,12 +28,18 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
   if (oc >= 4 * tokens && !residual) {
     // Many more outputs than tokens (a vocabulary head over a few scored positions): chunks of
     // output rows, so that each reads its slice of W once instead of every chunk all of W.
+    // Each slice (oc_k, C) with a padded leading dimension, padded only for columns of a multiple
+    // of 4 KB (from 1,024 float rows): then kTokenChunks slices fit the scratch with room to spare.
+    std::ptrdiff_t slice = 0;
+    for (int k = 0; k < kTokenChunks; ++k)
+      slice = std::max(slice, padded_leading_dimension<T>(token_chunk(k, oc).second) * c);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [row, rows] = token_chunk(k, oc);
-      T* w_k = scratch + static_cast<std::ptrdiff_t>(row) * c;  // (oc_k, C)
-      copy_transposed(w_k, rows, weight + static_cast<std::ptrdiff_t>(row) * c, c, c, rows);
-      multiply(out + row, oc, w_k, rows, in, 1, c, rows, tokens, c, false,
+      const std::ptrdiff_t ld = padded_leading_dimension<T>(rows);
+      T* w_k = scratch + k * slice;
+      copy_transposed(w_k, ld, weight + static_cast<std::ptrdiff_t>(row) * c, c, c, rows);
+      multiply(out + row, oc, w_k, ld, in, 1, c, rows, tokens, c, false,
                bias ? bias + row : nullptr);
     }
     return;
