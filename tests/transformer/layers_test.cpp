@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
+#include <vector>
 
 #include "tests/transformer/finite_difference.hpp"
+#include "tests/transformer/random_values.hpp"
 #include "transformer/cross_entropy.hpp"
 #include "transformer/dropout.hpp"
 #include "transformer/embedding.hpp"
@@ -53,6 +56,31 @@ TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
 // output rows, with din added from per-chunk partial products.
 TEST(TransformerLayers, LinearWithManyMoreOutputsThanTokensMatchesFiniteDifferences) {
   expect_linear_layer_correct(3, 4, 43);
+}
+
+// A head whose slices of 1,024 float (512 double) rows are copied with a padded leading dimension
+// (padded_leading_dimension): the same outputs as the plain sums.
+template <class T>
+void expect_padded_head_forward(int oc) {
+  const int n = 2, c = 3;
+  const auto x = testing::random_values<T>(std::size_t(c) * n, 1);
+  const auto w = testing::random_values<T>(std::size_t(oc) * c, 2);
+  const auto b = testing::random_values<T>(oc, 3);
+  ASSERT_NE(padded_leading_dimension<T>(oc / kTokenChunks), oc / kTokenChunks);
+  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-13;
+  std::vector<T> y(std::size_t(oc) * n), scratch(linear_backward_scratch(c, oc));
+  linear_forward(y.data(), x.data(), w.data(), b.data(), n, c, oc, scratch.data());
+  for (int t = 0; t < n; ++t)
+    for (int o = 0; o < oc; ++o) {
+      double sum = b[o];
+      for (int i = 0; i < c; ++i) sum += double(w[o * c + i]) * x[t * c + i];
+      ASSERT_NEAR(y[t * oc + o], sum, tolerance) << "output " << o << " of token " << t;
+    }
+}
+
+TEST(TransformerLayers, HeadWithPaddedSlicesMatchesPlainSums) {
+  expect_padded_head_forward<float>(8 * 1024);
+  expect_padded_head_forward<double>(8 * 512);
 }
 
 TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
