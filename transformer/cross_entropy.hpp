@@ -9,15 +9,16 @@
 
 namespace cpm {
 
-// probs, logits (K, B); row_loss (B) scratch. Returns −(1/B) Σ_b log p(b, y_b) if labels is
-// non-null, else 0.
+// probs, logits (K, B), their columns ld apart (0: K, packed); row_loss (B) scratch. Returns
+// −(1/B) Σ_b log p(b, y_b) if labels is non-null, else 0.
 template <class T>
 double cross_entropy_forward(T* probs, const T* logits, const int* labels, int batch, int classes,
-                             double* row_loss) {
+                             double* row_loss, std::ptrdiff_t ld = 0) {
+  const std::ptrdiff_t stride = ld > 0 ? ld : classes;
 #pragma omp parallel for schedule(static) if (static_cast <long>(batch) * classes >= 32768)
   for (int b = 0; b < batch; ++b) {
-    const T* z = logits + static_cast<std::ptrdiff_t>(b) * classes;
-    T* p = probs + static_cast<std::ptrdiff_t>(b) * classes;
+    const T* z = logits + b * stride;
+    T* p = probs + b * stride;
     const T shift = maximum_value(z, classes);  // constant: softmax is shift-invariant
     const double total = shifted_exponential(p, z, classes, shift);  // in T, summed in double
     const T inverse = static_cast<T>(1.0 / total);
@@ -29,13 +30,16 @@ double cross_entropy_forward(T* probs, const T* logits, const int* labels, int b
   return loss / batch;
 }
 
-// Differentiates `loss = −(1/B) Σ_b log softmax(z_b)[y_b]`: dlogits = (p − onehot(y)) / B.
+// Differentiates `loss = −(1/B) Σ_b log softmax(z_b)[y_b]`: dlogits = (p − onehot(y)) / B, both
+// with columns ld apart (0: K, packed).
 template <class T>
-void cross_entropy_backward(T* dlogits, const T* probs, const int* labels, int batch, int classes) {
+void cross_entropy_backward(T* dlogits, const T* probs, const int* labels, int batch, int classes,
+                            std::ptrdiff_t ld = 0) {
+  const std::ptrdiff_t stride = ld > 0 ? ld : classes;
 #pragma omp parallel for schedule(static) if (static_cast <long>(batch) * classes >= 32768)
   for (int b = 0; b < batch; ++b)
     for (int k = 0; k < classes; ++k) {
-      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(b) * classes + k;
+      const std::ptrdiff_t at = b * stride + k;
       dlogits[at] = (probs[at] - (k == labels[b] ? T(1) : T(0))) / static_cast<T>(batch);
     }
 }

@@ -19,12 +19,14 @@ inline std::size_t linear_backward_scratch(int c, int oc) {
 
 // out (OC, N) = W (OC, C) · in (C, N) + b (OC) [+ residual (OC, N)]; bias and residual may be
 // null. The product adds onto the bias and the residual. `scratch` holds linear_backward_scratch(c,
-// oc) elements (W column-major, transformer/matrix_product.hpp).
+// oc) elements (W column-major, transformer/matrix_product.hpp). out's columns lie ld_out apart
+// (0: OC, packed).
 template <class T>
 void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tokens, int c, int oc,
-                    T* scratch, const T* residual = nullptr) {
+                    T* scratch, const T* residual = nullptr, std::ptrdiff_t ld_out = 0) {
+  const std::ptrdiff_t ldo = ld_out > 0 ? ld_out : oc;
   ConstMatrixMap<T> x(in, c, tokens);
-  MatrixMap<T> y(out, oc, tokens);
+  StridedMap<T> y(out, oc, tokens, Eigen::OuterStride<>(ldo));
   if (oc >= 4 * tokens && !residual) {
     // Many more outputs than tokens (a vocabulary head over a few scored positions): chunks of
     // output rows, so that each reads its slice of W once instead of every chunk all of W.
@@ -39,7 +41,7 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
       const std::ptrdiff_t ld = padded_leading_dimension<T>(rows);
       T* w_k = scratch + k * slice;
       copy_transposed(w_k, ld, weight + static_cast<std::ptrdiff_t>(row) * c, c, c, rows);
-      multiply(out + row, oc, w_k, ld, in, 1, c, rows, tokens, c, false,
+      multiply(out + row, ldo, w_k, ld, in, 1, c, rows, tokens, c, false,
                bias ? bias + row : nullptr);
     }
     return;
@@ -61,7 +63,7 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
               ConstVectorMap<T>(bias, oc);
       else if (residual)
         y_k = ConstMatrixMap<T>(residual, oc, tokens).middleCols(begin, count);
-      multiply(y_k.data(), oc, scratch, oc, x.col(begin).data(), 1, c, oc, count, c,
+      multiply(y_k.data(), ldo, scratch, oc, x.col(begin).data(), 1, c, oc, count, c,
                residual != nullptr, residual ? nullptr : bias);
     }
   }
@@ -73,13 +75,14 @@ void linear_forward(T* out, const T* in, const T* weight, const T* bias, int tok
 // chunk order. With many more outputs than tokens (a vocabulary head over a few scored positions)
 // the chunks are output rows instead: each writes its rows of dW and db, one product and one sum
 // over every token with no partials, and a partial din from its slice of W; those partials are
-// added in chunk order.
+// added in chunk order. dout's columns lie ld_dout apart (0: OC, packed).
 template <class T>
 void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, const T* weight,
-                     int tokens, int c, int oc, T* scratch) {
+                     int tokens, int c, int oc, T* scratch, std::ptrdiff_t ld_dout = 0) {
+  const std::ptrdiff_t ldd = ld_dout > 0 ? ld_dout : oc;
   ConstMatrixMap<T> w_t(weight, c, oc);
   ConstMatrixMap<T> x(in, c, tokens);
-  ConstMatrixMap<T> dy(dout, oc, tokens);
+  ConstStridedMap<T> dy(dout, oc, tokens, Eigen::OuterStride<>(ldd));
   if (oc >= 4 * tokens) {
     const std::size_t part = static_cast<std::size_t>(c) * tokens;  // ≤ c · oc / 4
 #pragma omp parallel
@@ -92,7 +95,7 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
                    dy.middleRows(row, rows));
         multiply_transposed(MatrixMap<T>(dweight, c, oc).middleCols(row, rows), x,
                             dy.middleRows(row, rows), true);  // (C, N)(N, oc_k)
-        if (dbias) token_sums(dbias + row, dout + row, oc, rows, tokens, true);
+        if (dbias) token_sums(dbias + row, dout + row, ldd, rows, tokens, true);
       }
       if (din) sum_chunk_partials(din, scratch, part, false);
     }
@@ -117,7 +120,7 @@ void linear_backward(T* din, T* dweight, T* dbias, const T* dout, const T* in, c
                  dy.middleCols(begin, count));
       multiply_transposed(partial, x.middleCols(begin, count),
                           dy.middleCols(begin, count));  // (C, n_k)(n_k, OC)
-      if (dbias) token_sums(bias_partial, dy.col(begin).data(), oc, oc, count, false);
+      if (dbias) token_sums(bias_partial, dy.col(begin).data(), ldd, oc, count, false);
     }
     sum_chunk_partials(dweight, scratch, block, true);
     if (dbias) sum_chunk_partials(dbias, bias_partials, oc, true);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "transformer/attention_layout.hpp"
+#include "transformer/matrix_product.hpp"
 #include "transformer/model_shape.hpp"
 #include "transformer/transformer_stack.hpp"
 
@@ -56,11 +57,13 @@ class TransformerDecoder : public TransformerStack<T> {
   void backward(const DecoderBatch& batch, bool particles = false);
 
   // The scored positions of the last forward, as indices b·L + t, and their (V, scored) logits
-  // and probabilities.
+  // and probabilities, whose columns lie logits_stride() apart: V, or V and a cache line when V
+  // values fill whole 4 KB pages (padded_leading_dimension, transformer/matrix_product.hpp).
   int scored() const { return scored_count_; }
   const std::vector<int>& scored_positions() const { return scored_positions_; }
   const T* logits() const { return logits_; }
   const T* probabilities() const { return probs_; }
+  std::ptrdiff_t logits_stride() const { return padded_leading_dimension<T>(shape_.vocabulary); }
   // The most probable token at scored position s of the last forward.
   int prediction(int s) const;
 

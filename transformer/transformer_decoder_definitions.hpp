@@ -41,6 +41,7 @@ template <class T>
 void TransformerDecoder<T>::allocate_activations() {
   const std::size_t N = static_cast<std::size_t>(max_batch_) * max_length_;
   const std::size_t C = shape_.d_model, V = shape_.vocabulary, S = max_scored_;
+  const std::size_t ld = static_cast<std::size_t>(logits_stride());  // of logits and probabilities
   const std::size_t BH = static_cast<std::size_t>(max_batch_) * shape_.heads, L = max_length_;
 
   ModelBuffers<T>& b = buffers_;
@@ -55,15 +56,15 @@ void TransformerDecoder<T>::allocate_activations() {
     lnf_mean_ = take(N);
     lnf_rstd_ = take(N);
     gathered_ = take(C * S);
-    logits_ = take(V * S);
-    probs_ = take(V * S);
+    logits_ = take(ld * S);
+    probs_ = take(ld * S);
     row_loss_ = take_double(S);
   });
   scored_positions_.reserve(S);
   scored_targets_.reserve(S);
   full_lengths_.assign(max_batch_, 0);
 
-  d_gathered_ = b.allocate_scratch(shape_, N, max_length_, true, C * S + V * S, V);
+  d_gathered_ = b.allocate_scratch(shape_, N, max_length_, true, C * S + ld * S, V);
   d_logits_ = d_gathered_ + C * S;
 }
 
@@ -88,7 +89,7 @@ void TransformerDecoder<T>::initialise_parameters(std::uint64_t seed) {
 
 template <class T>
 int TransformerDecoder<T>::prediction(int s) const {
-  const T* p = probs_ + static_cast<std::ptrdiff_t>(s) * shape_.vocabulary;
+  const T* p = probs_ + s * logits_stride();
   return static_cast<int>(std::max_element(p, p + shape_.vocabulary) - p);
 }
 
@@ -127,9 +128,10 @@ double TransformerDecoder<T>::forward(const DecoderBatch& batch) {
     std::copy_n(lnf_ + static_cast<std::ptrdiff_t>(scored_positions_[s]) * C, C,
                 gathered_ + static_cast<std::ptrdiff_t>(s) * C);
   linear_forward(logits_, gathered_, param(head_w_), param(head_b_), scored_count_, C, V,
-                 buffers_.scratch().linear);  // (V, S)
+                 buffers_.scratch().linear, static_cast<const T*>(nullptr),
+                 logits_stride());  // (V, S)
   return cross_entropy_forward(probs_, logits_, batch.targets ? scored_targets_.data() : nullptr,
-                               scored_count_, V, row_loss_);
+                               scored_count_, V, row_loss_, logits_stride());
 }
 
 template <class T>
@@ -146,10 +148,11 @@ void TransformerDecoder<T>::backward(const DecoderBatch& batch, bool particles) 
   // lnf, scattered back from the scored columns; zero elsewhere.
   parallel_zero(scratch.d_a, NC);
   if (scored_count_ > 0) {
-    cross_entropy_backward(d_logits_, probs_, scored_targets_.data(), scored_count_, V);
+    cross_entropy_backward(d_logits_, probs_, scored_targets_.data(), scored_count_, V,
+                           logits_stride());
     // logits = W_head gathered + b
     linear_backward(d_gathered_, grad(head_w_), grad(head_b_), d_logits_, gathered_, param(head_w_),
-                    scored_count_, C, V, scratch.linear);
+                    scored_count_, C, V, scratch.linear, logits_stride());
     for (int s = 0; s < scored_count_; ++s)
       std::copy_n(d_gathered_ + static_cast<std::ptrdiff_t>(s) * C, C,
                   scratch.d_a + static_cast<std::ptrdiff_t>(scored_positions_[s]) * C);

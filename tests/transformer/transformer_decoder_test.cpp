@@ -86,6 +86,33 @@ INSTANTIATE_TEST_SUITE_P(
         Case{AttentionKind::uniform, FeatureMapKind::favor, false, 0, "uniform"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// A vocabulary of 512 doubles fills whole 4 KB columns of logits: their columns get one cache line
+// more (logits_stride), which the cross-entropy and the head's backward pass must follow.
+TEST(DecoderGradient, PaddedVocabularyGradientMatchesFiniteDifferences) {
+  ModelShape shape = tiny_shape(AttentionKind::linear, FeatureMapKind::favor, false, 0);
+  shape.vocabulary = 512;
+  TransformerDecoder<double> model(shape, 2, 7);
+  ASSERT_EQ(model.logits_stride(), 520);
+  model.initialise_parameters(5);
+  auto& theta = model.parameters();
+  const auto noise = testing::random_vector(theta.size(), 6, 0.3);
+  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
+  fill_particles(model, 7);
+  const int tokens[14] = {2, 300, 4, 511, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
+  const int targets[14] = {-1, 400, -1, 6, 7, -1, 1, 3, -1, -1, 511, -1, -1, 2};
+  const DecoderBatch batch{tokens, targets, 2, 7};
+  model.zero_gradients();
+  const double loss = model.forward(batch);
+  double expected = 0.0;  // −mean log p(target), read through the padded columns
+  for (int s = 0, n = 0; n < 14; ++n)
+    if (targets[n] >= 0) expected -= std::log(model.probabilities()[s++ * 520 + targets[n]]) / 7;
+  EXPECT_NEAR(loss, expected, 1e-12);
+  model.backward(batch);
+  std::vector<double> analytic = model.gradients();
+  testing::expect_gradient(
+      theta, analytic, [&] { return model.forward(batch); }, "dθ padded vocabulary", 1e-7);
+}
+
 // The convolution hybrid of Zoology's MQAR anchor: BaseConv with k = 3 in the even layers,
 // attention in the odd ones, no position embedding.
 struct HybridCase {
