@@ -44,6 +44,26 @@ void fill_particles(TransformerDecoder<T>& model, std::uint64_t seed) {
       model.particles()[r * w.cols() + a] = static_cast<T>(w(r, a));
 }
 
+// GPT-2's initial parameters moved by noise of scale 0.3, and Gaussian particles: a point away
+// from the initial symmetries, where every gradient entry is nonzero.
+void move_from_initial_values(TransformerDecoder<double>& model) {
+  model.initialise_parameters(5);
+  const auto noise = testing::random_vector(model.parameters().size(), 6, 0.3);
+  for (std::size_t i = 0; i < noise.size(); ++i) model.parameters()[i] += noise[i];
+  fill_particles(model, 7);
+}
+
+// The whole model's gradient at its parameters on one batch against central finite differences.
+void expect_whole_model_gradient(TransformerDecoder<double>& model, const DecoderBatch& batch,
+                                 const std::string& what) {
+  model.zero_gradients();
+  model.forward(batch);
+  model.backward(batch);
+  const std::vector<double> analytic = model.gradients();
+  testing::expect_gradient(
+      model.parameters(), analytic, [&] { return model.forward(batch); }, what, 1e-7);
+}
+
 struct Case {
   AttentionKind attention;
   FeatureMapKind map;
@@ -57,21 +77,11 @@ class DecoderGradient : public ::testing::TestWithParam<Case> {};
 TEST_P(DecoderGradient, WholeModelGradientMatchesFiniteDifferences) {
   const Case c = GetParam();
   TransformerDecoder<double> model(tiny_shape(c.attention, c.map, c.tied, c.d_ff), 2, 7);
-  model.initialise_parameters(5);
-  auto& theta = model.parameters();
-  const auto noise = testing::random_vector(theta.size(), 6, 0.3);
-  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
-  fill_particles(model, 7);
+  move_from_initial_values(model);
   const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
   const int targets[14] = {-1, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
-  const DecoderBatch batch{tokens, targets, 2, 7};
-  model.zero_gradients();
-  model.forward(batch);
+  expect_whole_model_gradient(model, {tokens, targets, 2, 7}, std::string("dθ ") + c.name);
   EXPECT_EQ(model.scored(), 7);
-  model.backward(batch);
-  std::vector<double> analytic = model.gradients();
-  testing::expect_gradient(
-      theta, analytic, [&] { return model.forward(batch); }, std::string("dθ ") + c.name, 1e-7);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -93,24 +103,16 @@ TEST(DecoderGradient, PaddedVocabularyGradientMatchesFiniteDifferences) {
   shape.vocabulary = 512;
   TransformerDecoder<double> model(shape, 2, 7);
   ASSERT_EQ(model.logits_stride(), 520);
-  model.initialise_parameters(5);
-  auto& theta = model.parameters();
-  const auto noise = testing::random_vector(theta.size(), 6, 0.3);
-  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
-  fill_particles(model, 7);
+  move_from_initial_values(model);
   const int tokens[14] = {2, 300, 4, 511, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
   const int targets[14] = {-1, 400, -1, 6, 7, -1, 1, 3, -1, -1, 511, -1, -1, 2};
   const DecoderBatch batch{tokens, targets, 2, 7};
-  model.zero_gradients();
   const double loss = model.forward(batch);
   double expected = 0.0;  // −mean log p(target), read through the padded columns
   for (int s = 0, n = 0; n < 14; ++n)
     if (targets[n] >= 0) expected -= std::log(model.probabilities()[s++ * 520 + targets[n]]) / 7;
   EXPECT_NEAR(loss, expected, 1e-12);
-  model.backward(batch);
-  std::vector<double> analytic = model.gradients();
-  testing::expect_gradient(
-      theta, analytic, [&] { return model.forward(batch); }, "dθ padded vocabulary", 1e-7);
+  expect_whole_model_gradient(model, batch, "dθ padded vocabulary");
 }
 
 // The convolution hybrid of Zoology's MQAR anchor: BaseConv with k = 3 in the even layers,
@@ -135,21 +137,11 @@ class HybridDecoderGradient : public ::testing::TestWithParam<HybridCase> {};
 TEST_P(HybridDecoderGradient, WholeModelGradientMatchesFiniteDifferences) {
   const HybridCase c = GetParam();
   TransformerDecoder<double> model(hybrid_shape(c), 2, 7);
-  model.initialise_parameters(5);
-  auto& theta = model.parameters();
-  const auto noise = testing::random_vector(theta.size(), 6, 0.3);
-  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
-  fill_particles(model, 7);
+  move_from_initial_values(model);
   const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
   const int targets[14] = {3, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
-  const DecoderBatch batch{tokens, targets, 2, 7};
-  model.zero_gradients();
-  model.forward(batch);
+  expect_whole_model_gradient(model, {tokens, targets, 2, 7}, std::string("dθ ") + c.name);
   EXPECT_EQ(model.scored(), 8);
-  model.backward(batch);
-  std::vector<double> analytic = model.gradients();
-  testing::expect_gradient(
-      theta, analytic, [&] { return model.forward(batch); }, std::string("dθ ") + c.name, 1e-7);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -273,11 +265,7 @@ TEST(DecoderParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
     ModelShape s = tiny_shape(AttentionKind::linear, map, false, 0);
     s.features = 6;  // hedgehog: 3 particles, D_φ = 6; taylor: d′ = 2, D_φ = 1 + 2 + 3
     TransformerDecoder<double> model(s, 2, 7);
-    model.initialise_parameters(5);
-    auto& theta = model.parameters();
-    const auto noise = testing::random_vector(theta.size(), 6, 0.3);
-    for (std::size_t i = 0; i < theta.size(); ++i) theta[i] += noise[i];
-    fill_particles(model, 7);
+    move_from_initial_values(model);
     const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
     const int targets[14] = {-1, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
     const DecoderBatch batch{tokens, targets, 2, 7};
