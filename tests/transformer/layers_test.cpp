@@ -58,6 +58,38 @@ TEST(TransformerLayers, LinearWithManyMoreOutputsThanTokensMatchesFiniteDifferen
   expect_linear_layer_correct(3, 4, 43);
 }
 
+// Outputs and output gradients whose columns lie further apart than OC (the decoder's padded
+// logits): the same values as packed columns, for chunks of tokens and for a vocabulary head.
+void expect_strided_columns_give_packed_values(int n, int c, int oc) {
+  const std::ptrdiff_t ld = oc + 3;
+  const auto x = random_vector(c * n, 1), w = random_vector(oc * c, 2), b = random_vector(oc, 3);
+  const auto g = random_vector(oc * n, 4);
+  std::vector<double> scratch(linear_backward_scratch(c, oc));
+  std::vector<double> y(oc * n), y_strided(ld * n), g_strided(ld * n);
+  linear_forward(y.data(), x.data(), w.data(), b.data(), n, c, oc, scratch.data());
+  linear_forward(y_strided.data(), x.data(), w.data(), b.data(), n, c, oc, scratch.data(),
+                 static_cast<const double*>(nullptr), ld);
+  for (int t = 0; t < n; ++t)
+    for (int o = 0; o < oc; ++o) {
+      EXPECT_EQ(y_strided[t * ld + o], y[t * oc + o]) << "output " << o << " of token " << t;
+      g_strided[t * ld + o] = g[t * oc + o];
+    }
+  std::vector<double> dx(c * n), dw(oc * c, 0.0), db(oc, 0.0);
+  std::vector<double> dx_s(c * n), dw_s(oc * c, 0.0), db_s(oc, 0.0);
+  linear_backward(dx.data(), dw.data(), db.data(), g.data(), x.data(), w.data(), n, c, oc,
+                  scratch.data());
+  linear_backward(dx_s.data(), dw_s.data(), db_s.data(), g_strided.data(), x.data(), w.data(), n, c,
+                  oc, scratch.data(), ld);
+  EXPECT_EQ(dx_s, dx);
+  EXPECT_EQ(dw_s, dw);
+  EXPECT_EQ(db_s, db);
+}
+
+TEST(TransformerLayers, LinearWithStridedColumnsGivesThePackedValues) {
+  expect_strided_columns_give_packed_values(5, 4, 3);   // chunks of tokens
+  expect_strided_columns_give_packed_values(3, 4, 43);  // chunks of output rows
+}
+
 // A head whose slices of 1,024 float (512 double) rows are copied with a padded leading dimension
 // (padded_leading_dimension): the same outputs as the plain sums.
 template <class T>
