@@ -8,7 +8,8 @@
 // m = D_φ the rows of φ, the cost is O(L · (C + d_head) · m) per head and the state O(m · d_head);
 // no L × L matrix is formed. The backward pass runs over the chunks in reverse with the suffix sums
 // dS, dz and recovers each chunk's starting state from the final one by subtracting the chunk's own
-// contribution, so the cache holds only the final state besides φ(Q), φ(K) and the denominators.
+// contribution (the first chunk's is zero), so the cache holds only the final state besides φ(Q),
+// φ(K) and the denominators.
 // The query features and the feature-map backward are applied one chunk at a time (every map acts
 // on each token separately, its max-shifts held constant), so the per-thread scratch does not grow
 // with L and a chunk's data stays in cache while it is used.
