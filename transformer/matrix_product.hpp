@@ -114,7 +114,7 @@ inline constexpr int kProductColumnTile = matrix_product_detail::kColumns<T>;
 template <class T>
 constexpr std::ptrdiff_t padded_leading_dimension(std::ptrdiff_t rows) {
   constexpr std::ptrdiff_t page = 4096 / sizeof(T), line = 64 / sizeof(T);
-  return rows % page == 0 ? rows + line : rows;
+  return rows > 0 && rows % page == 0 ? rows + line : rows;
 }
 
 // C (m, n) = A (m, k) · B (k, n), or C += A·B with `accumulate`, or C = b 1ᵀ + A·B with a bias b

@@ -56,6 +56,7 @@ TEST(TransformerLayers, LinearBackwardMatchesFiniteDifferences) {
 // output rows, with din added from per-chunk partial products.
 TEST(TransformerLayers, LinearWithManyMoreOutputsThanTokensMatchesFiniteDifferences) {
   expect_linear_layer_correct(3, 4, 43);
+  expect_linear_layer_correct(1, 4, 5);  // some chunks without rows
 }
 
 // Outputs and output gradients whose columns lie further apart than OC (the decoder's padded
