@@ -2,7 +2,8 @@
 // PyTorch as the anchor of the training benchmarks: the reference script (tests/torch_reference.py
 // --model <model> --serve) run as a child process on the same cores, once per BLAS behind its
 // matrix products. Debian's PyTorch calls whichever libblas.so.3 the loader finds; LD_LIBRARY_PATH
-// picks OpenBLAS (installed by `make bench`: libopenblas0-pthread) or the reference BLAS. The
+// picks OpenBLAS on its own threads or on OpenMP's (installed by `make bench`:
+// libopenblas0-pthread, libopenblas0-openmp) or the reference BLAS. The
 // script says what it runs on (tests/torch_blas.py), which the benchmarks print below the table.
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,25 +22,32 @@ struct TorchBlas {
   std::string probe;        // a directory that exists when this BLAS is installed
 };
 
-// Three PyTorch runs:
+// Four PyTorch runs:
 // - OpenBLAS as installed: its threads beside PyTorch's, the kernels of its CPU detection;
-// - OpenBLAS tuned, the fastest setting found (bench/RESULTS.md): one BLAS thread, so that it
-//   never competes with PyTorch's own threads; where the CPU has AVX-512, OpenBLAS's SkylakeX
-//   kernels and ATen's AVX-512 kernels, which neither picks by itself on every such CPU; and
-//   glibc's malloc keeping the memory PyTorch frees (no mmap'ed blocks, no trimming), so that a
-//   step's tensors reuse mapped pages instead of faulting in thousands of fresh ones per step;
+// - OpenBLAS tuned, the fastest setting found on its own threads (bench/RESULTS.md): one BLAS
+//   thread, so that it never competes with PyTorch's own threads; where the CPU has AVX-512,
+//   OpenBLAS's SkylakeX kernels and ATen's AVX-512 kernels, which neither picks by itself on
+//   every such CPU; and glibc's malloc keeping the memory PyTorch frees (no mmap'ed blocks, no
+//   trimming), so that a step's tensors reuse mapped pages instead of faulting in thousands of
+//   fresh ones per step;
+// - the same tuning with OpenBLAS built on OpenMP, whose products run on PyTorch's own OpenMP
+//   threads: both of them, without a second team competing for the cores (neither tuned build
+//   is faster in every row, so the benchmarks run both);
 // - the reference BLAS.
 inline std::vector<TorchBlas> torch_blas_choices() {
-  const std::string lib = CPM_LIBRARY_DIR, openblas = lib + "/openblas-pthread";
+  const std::string lib = CPM_LIBRARY_DIR, openblas = lib + "/openblas-pthread",
+                    openmp = lib + "/openblas-openmp";
   __builtin_cpu_init();
   const std::string tuned =
-      std::string("OPENBLAS_NUM_THREADS=1") +
-      (__builtin_cpu_supports("avx512f") ? " OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512"
-                                         : "") +
-      " MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184";
-  return {{"OpenBLAS", "LD_LIBRARY_PATH=" + openblas, openblas},
-          {"OpenBLAS*", "LD_LIBRARY_PATH=" + openblas + " " + tuned, openblas},
-          {"reference", "LD_LIBRARY_PATH=" + lib + "/blas:" + lib + "/lapack", lib + "/blas"}};
+      std::string(__builtin_cpu_supports("avx512f")
+                      ? "OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512 "
+                      : "") +
+      "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184";
+  return {
+      {"OpenBLAS", "LD_LIBRARY_PATH=" + openblas, openblas},
+      {"OpenBLAS*", "LD_LIBRARY_PATH=" + openblas + " OPENBLAS_NUM_THREADS=1 " + tuned, openblas},
+      {"OpenMP-OpenBLAS*", "LD_LIBRARY_PATH=" + openmp + " " + tuned, openmp},
+      {"reference", "LD_LIBRARY_PATH=" + lib + "/blas:" + lib + "/lapack", lib + "/blas"}};
 }
 
 // The reference script (`/usr/bin/python3 <source>/tests/torch_reference.py --model <model>

@@ -11,7 +11,9 @@
 // adjacent blocks' rates; cpm's rate is the median of its blocks. Each block starts after a pause
 // of kSettle, long enough for the other side's idle threads to stop spinning (OpenBLAS's threads
 // spin about 2^28 cycles, libgomp's a few milliseconds), so that neither block pays for the other's
-// waiting.
+// waiting, and with one untimed step on each side: the first step after the other process ran
+// finds the caches and the translation buffers filled with the other's data, a cost that training
+// (step after step) does not have (cpm's first step took 5–10 % longer, bench/RESULTS.md).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,7 +70,7 @@ class TrainingComparison {
                 steps_, steps_);
     std::printf("%-14s %6s %11s %8s %6s", "attention", "L", "cpm tok/s", "GFLOP/s", "%peak");
     for (const TorchBlas& blas : blas_)
-      std::printf(" | %16s %6s", ("torch+" + blas.name).c_str(), "ratio");
+      std::printf(" | %22s %6s", ("torch+" + blas.name).c_str(), "ratio");
     std::printf("\n");
     std::fflush(stdout);
   }
@@ -88,6 +90,7 @@ class TrainingComparison {
       // Round 0 is not counted: the first blocks after PyTorch starts run up to 4 times slower.
       for (int r = 0; r <= rounds_ && torch.ready(); ++r) {
         std::this_thread::sleep_for(kSettle);
+        bench.step();  // untimed, as the script's block starts
         double seconds = 0.0;
         for (int s = 0; s < steps_; ++s) seconds += bench.step();
         const double cpm = tokens_per_step * steps_ / seconds;
@@ -111,9 +114,9 @@ class TrainingComparison {
                 100.0 * gflops * 1e9 / peak_);
     for (std::size_t b = 0; b < blas_.size(); ++b)
       if (torch_rates[b] > 0)
-        std::printf(" | %16.0f %6.2f", torch_rates[b], ratios[b]);
+        std::printf(" | %22.0f %6.2f", torch_rates[b], ratios[b]);
       else
-        std::printf(" | %16s %6s", "-", "-");
+        std::printf(" | %22s %6s", "-", "-");
     std::printf("\n");
     std::fflush(stdout);
   }

@@ -27,7 +27,7 @@ if [ "${1:-}" = "test" ] || [ "${1:-}" = "bench" ]; then
     python3-dev pybind11-dev python3-pytest python3-matplotlib
     dataset-fashion-mnist
   )
-  if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread); fi
+  if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread libopenblas0-openmp); fi
 elif [ "${1:-}" = "python" ]; then
   packages+=(python3 python3-dev python3-numpy pybind11-dev)
 elif [ "${1:-}" = "fuzz" ]; then

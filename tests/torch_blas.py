@@ -1,8 +1,9 @@
 """What the PyTorch benchmarks ran on: the BLAS behind torch's matrix products and ATen's kernels.
 
 Debian's python3-torch calls whichever libblas.so.3 the loader finds: the reference BLAS
-(libblas3) or OpenBLAS (libopenblas0-pthread, which takes over libblas.so.3 when installed). The
-benchmarks choose one per run through LD_LIBRARY_PATH; this names the one that was mapped.
+(libblas3) or OpenBLAS, built on its own threads (libopenblas0-pthread, which takes over
+libblas.so.3 when installed) or on OpenMP's (libopenblas0-openmp, the same threads as PyTorch's).
+The benchmarks choose one per run through LD_LIBRARY_PATH; this names the one that was mapped.
 """
 import ctypes
 import os
@@ -12,7 +13,8 @@ import torch
 
 
 def blas_in_use():
-    """E.g. "OpenBLAS 0.3.21 (kernels SkylakeX, 2 threads)" or "reference BLAS (libblas.so.3.11.0)"."""
+    """E.g. "OpenBLAS 0.3.21 (kernels SkylakeX, 2 threads)", "OpenBLAS 0.3.21 on OpenMP (...)" or
+    "reference BLAS (libblas.so.3.11.0)"."""
     torch.ones(2, 2) @ torch.ones(2, 2)  # make sure the BLAS is loaded
     with open("/proc/self/maps") as maps:
         paths = {line.split()[-1] for line in maps if "blas" in line.split()[-1]}
@@ -25,7 +27,8 @@ def blas_in_use():
         lib.openblas_get_config.restype = ctypes.c_char_p
         lib.openblas_get_corename.restype = ctypes.c_char_p
         version = re.search(r"OpenBLAS ([0-9.]+)", lib.openblas_get_config().decode())
-        return (f"OpenBLAS {version.group(1) if version else ''} (kernels "
+        threading = " on OpenMP" if "openblas-openmp" in blas[0] else ""
+        return (f"OpenBLAS {version.group(1) if version else ''}{threading} (kernels "
                 f"{lib.openblas_get_corename().decode()}, {lib.openblas_get_num_threads()} threads)")
     return f"reference BLAS ({os.path.basename(blas[0])})"
 

@@ -28,8 +28,9 @@ torch.nn.Conv1d), x <- x + BaseConv(LN1(x)), the odd layers with attention.
   --serve ...      time training steps on random data (forward + backward + AdamW step; the
                    classifier on full-length sequences, the decoder on MQAR-like batches) on
                    request: prints what torch runs on, then for every line "n" read from stdin
-                   runs n steps and prints their tokens/s (bench/torch_anchor.hpp alternates
-                   these blocks with cpm's steps); ends at end of input
+                   runs one untimed step and n timed ones and prints their tokens/s
+                   (bench/torch_anchor.hpp alternates these blocks with cpm's steps); ends at end
+                   of input
 """
 import argparse
 import math
@@ -469,7 +470,9 @@ def check(model_class, inp, out):
 
 
 def serve(model_class, args):
-    """Prints `what torch ran on`, then answers each stdin line `n` with the tokens/s of n steps."""
+    """Prints `what torch ran on`, then answers each stdin line `n` with the tokens/s of n steps
+    after one untimed step (the first step after a pause pays for the caches the other process
+    took, bench/training_comparison.hpp)."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     attention, feature_map = "softmax", "favor"
@@ -496,6 +499,7 @@ def serve(model_class, args):
     print(torch_blas.describe(), flush=True)
     for line in sys.stdin:
         steps = int(line)
+        step()
         start = time.perf_counter()
         for _ in range(steps):
             step()
