@@ -1,11 +1,16 @@
 #pragma once
 // LayerNorm over the channels of each token, y = (x − μ) σ⁻¹ w + b with σ = √(var + 1e-5)
 // (biased variance, as PyTorch). The cache keeps μ and 1/σ per token.
+// A token's statistics are sums over its C channels in T, in vector registers of T (as PyTorch
+// forms them in float): one register of partial sums over full registers from the first channel,
+// then the lanes, then the last C mod width channels one by one. The order depends on C and the
+// instruction set alone, never on the threads. (In double, with a token's channels widened, the
+// layer took twice as long: 30 against 15 ns per token of 64 channels, one thread.)
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "transformer/interleaved_sum.hpp"
+#include "transformer/register_reductions.hpp"
 #include "transformer/tensor_map.hpp"
 #include "transformer/token_chunks.hpp"
 
@@ -13,34 +18,39 @@ namespace cpm {
 
 inline constexpr double kLayerNormEpsilon = 1e-5;
 
-// out, in (C, N); mean, rstd (N). Tokens go in blocks of kStatisticsBlock: their sums are
-// independent chains the core overlaps, and their square roots and divisions one vector operation,
-// instead of one token's chain of sum, square root and division after another.
-inline constexpr int kStatisticsBlock = 8;
+// out, in (C, N); mean, rstd (N).
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* in, const T* weight, const T* bias,
                         int tokens, int c) {
-  const int blocks = (tokens + kStatisticsBlock - 1) / kStatisticsBlock;
+  using Batch = xsimd::batch<T>;
+  constexpr int width = Batch::size;
+  const int full = c / width * width;
 #pragma omp parallel for schedule(static)
-  for (int k = 0; k < blocks; ++k) {
-    const int n0 = k * kStatisticsBlock, count = std::min(kStatisticsBlock, tokens - n0);
-    const auto token = [&](auto* x, int t) { return x + static_cast<std::ptrdiff_t>(n0 + t) * c; };
-    double mu[kStatisticsBlock] = {}, s2[kStatisticsBlock] = {}, r[kStatisticsBlock];
-    for (int t = 0; t < count; ++t) mu[t] = interleaved_sum(token(in, t), c) / c;
-    for (int t = 0; t < count; ++t) {
-      const double m = mu[t];
-      s2[t] = interleaved_sum(token(in, t), c, [&](double v) { return (v - m) * (v - m); });
+  for (int n = 0; n < tokens; ++n) {
+    const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
+    T* y = out + static_cast<std::ptrdiff_t>(n) * c;
+    Batch sum(T(0));
+    for (int i = 0; i < full; i += width) sum += Batch::load_unaligned(x + i);
+    T total = xsimd::hadd(sum);
+    for (int i = full; i < c; ++i) total += x[i];
+    const T mu = total / static_cast<T>(c);
+    const Batch m(mu);
+    Batch squares(T(0));
+    for (int i = 0; i < full; i += width) {
+      const Batch d = Batch::load_unaligned(x + i) - m;
+      squares = xsimd::fma(d, d, squares);
     }
-    for (int t = 0; t < kStatisticsBlock; ++t)
-      r[t] = 1.0 / std::sqrt(s2[t] / c + kLayerNormEpsilon);
-    for (int t = 0; t < count; ++t) {
-      const T* x = token(in, t);
-      T* y = token(out, t);
-      for (int i = 0; i < c; ++i)
-        y[i] = static_cast<T>((x[i] - mu[t]) * r[t]) * weight[i] + bias[i];
-      mean[n0 + t] = static_cast<T>(mu[t]);
-      rstd[n0 + t] = static_cast<T>(r[t]);
-    }
+    T s2 = xsimd::hadd(squares);
+    for (int i = full; i < c; ++i) s2 += (x[i] - mu) * (x[i] - mu);
+    const T r = T(1) / std::sqrt(s2 / static_cast<T>(c) + static_cast<T>(kLayerNormEpsilon));
+    const Batch rr(r);
+    for (int i = 0; i < full; i += width)
+      ((Batch::load_unaligned(x + i) - m) * rr * Batch::load_unaligned(weight + i) +
+       Batch::load_unaligned(bias + i))
+          .store_unaligned(y + i);
+    for (int i = full; i < c; ++i) y[i] = (x[i] - mu) * r * weight[i] + bias[i];
+    mean[n] = mu;
+    rstd[n] = r;
   }
 }
 
@@ -67,17 +77,37 @@ void layer_norm_backward(T* din, T* dweight, T* dbias, const T* dout, const T* i
 #pragma omp for schedule(static)
     for (int k = 0; k < kTokenChunks; ++k) {
       const auto [begin, count] = token_chunk(k, tokens);
+      using Batch = xsimd::batch<T>;
+      constexpr int width = Batch::size;
+      const int full = c / width * width;
       for (int n = begin; n < begin + count; ++n) {
         const T* x = in + static_cast<std::ptrdiff_t>(n) * c;
         const T* dy = dout + static_cast<std::ptrdiff_t>(n) * c;
         T* dx = din + static_cast<std::ptrdiff_t>(n) * c;
-        const auto xhat = [&](std::ptrdiff_t i) { return (x[i] - mean[n]) * rstd[n]; };
-        const auto g = [&](std::ptrdiff_t i) { return static_cast<double>(weight[i]) * dy[i]; };
-        const double g_mean = lane_sum<double>(c, g) / c;
-        const double gx_mean =
-            lane_sum<double>(c, [&](std::ptrdiff_t i) { return g(i) * xhat(i); }) / c;
-        for (int i = 0; i < c; ++i)
-          dx[i] += static_cast<T>(rstd[n] * (g(i) - g_mean - xhat(i) * gx_mean));
+        const T mu = mean[n], r = rstd[n];
+        const Batch m(mu), rr(r);
+        const auto g = [&](int i) {
+          return Batch::load_unaligned(weight + i) * Batch::load_unaligned(dy + i);
+        };
+        const auto xhat = [&](int i) { return (Batch::load_unaligned(x + i) - m) * rr; };
+        Batch g_sums(T(0)), gx_sums(T(0));
+        for (int i = 0; i < full; i += width) {
+          const Batch gi = g(i);
+          g_sums += gi;
+          gx_sums = xsimd::fma(gi, xhat(i), gx_sums);
+        }
+        T g_sum = xsimd::hadd(g_sums), gx_sum = xsimd::hadd(gx_sums);
+        for (int i = full; i < c; ++i) {
+          g_sum += weight[i] * dy[i];
+          gx_sum += weight[i] * dy[i] * ((x[i] - mu) * r);
+        }
+        const T g_mean = g_sum / static_cast<T>(c), gx_mean = gx_sum / static_cast<T>(c);
+        const Batch gm(g_mean), gxm(gx_mean);
+        for (int i = 0; i < full; i += width)
+          (Batch::load_unaligned(dx + i) + rr * (g(i) - gm - xhat(i) * gxm))
+              .store_unaligned(dx + i);
+        for (int i = full; i < c; ++i)
+          dx[i] += r * (weight[i] * dy[i] - g_mean - (x[i] - mu) * r * gx_mean);
       }
       T* dw = dw_partials + static_cast<std::ptrdiff_t>(k) * c;
       T* db = db_partials + static_cast<std::ptrdiff_t>(k) * c;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <type_traits>
 #include <vector>
 
@@ -132,6 +133,39 @@ TEST(TransformerLayers, LayerNormBackwardMatchesFiniteDifferences) {
   expect_gradient(x, dx, loss, "dx");
   expect_gradient(w, dw, loss, "dw");
   expect_gradient(b, db, loss, "db");
+}
+
+// The layer norm in float (its statistics summed in registers of floats) against the same inputs
+// in double, with a full register of channels and a remainder: outputs, cached statistics and
+// every gradient within float rounding.
+TEST(TransformerLayers, LayerNormInFloatMatchesDouble) {
+  for (const int c : {64, 20, 5}) {
+    const int n = 37;
+    const auto x = testing::random_values<double>(std::size_t(c) * n, 21);
+    const auto w = testing::random_values<double>(c, 22), b = testing::random_values<double>(c, 23);
+    const auto dy = testing::random_values<double>(std::size_t(c) * n, 24);
+    const auto run = [&](auto zero) {
+      using T = decltype(zero);
+      const auto in = [](const std::vector<double>& v) {
+        return std::vector<T>(v.begin(), v.end());
+      };
+      std::vector<T> y(x.size()), mean(n), rstd(n), dx(x.size(), T(0.5)), dw(c, T(0)), db(c, T(0));
+      std::vector<T> scratch(layer_norm_backward_scratch(c));
+      const auto xt = in(x), wt = in(w), bt = in(b), dyt = in(dy);
+      layer_norm_forward(y.data(), mean.data(), rstd.data(), xt.data(), wt.data(), bt.data(), n, c);
+      layer_norm_backward(dx.data(), dw.data(), db.data(), dyt.data(), xt.data(), wt.data(),
+                          mean.data(), rstd.data(), n, c, scratch.data());
+      std::vector<double> all;
+      for (const auto* v : {&y, &mean, &rstd, &dx, &dw, &db})
+        all.insert(all.end(), v->begin(), v->end());
+      return all;
+    };
+    const std::vector<double> in_float = run(0.0f), in_double = run(0.0);
+    ASSERT_EQ(in_float.size(), in_double.size());
+    for (std::size_t i = 0; i < in_double.size(); ++i)
+      ASSERT_NEAR(in_float[i], in_double[i], 2e-5 * (1.0 + std::abs(in_double[i])))
+          << "entry " << i << " of y | mean | rstd | dx | dw | db, C = " << c;
+  }
 }
 
 // The backward passes of the linear layer (both ways of chunking) and of the layer norm add their
