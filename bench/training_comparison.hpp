@@ -2,7 +2,9 @@
 // The table both training benchmarks print, one row per (attention, L): cpm's tokens/s, its
 // achieved GFLOP/s (bench/training_flops.hpp) and their fraction of the machine's measured FMA
 // throughput in float on every thread (bench/machine_peak.hpp), then for each BLAS PyTorch's
-// tokens/s and cpm's ratio over it; below the table, what each PyTorch run used.
+// tokens/s and cpm's ratio over it, and last the fraction of the FMA throughput a step would have
+// to reach to run 5 times as fast as the fastest PyTorch build (its tokens/s × 5 × FLOPs per
+// token); below the table, what each PyTorch run used.
 //
 // The machine's speed drifts by tens of percent within minutes when it is shared, so cpm and
 // PyTorch are not timed one after the other: both models stay built, and `rounds` blocks of
@@ -14,6 +16,7 @@
 // waiting, and with one untimed step on each side: the first step after the other process ran
 // finds the caches and the translation buffers filled with the other's data, a cost that training
 // (step after step) does not have (cpm's first step took about 5 % longer, bench/RESULTS.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -71,7 +74,7 @@ class TrainingComparison {
     std::printf("%-14s %6s %11s %8s %6s", "attention", "L", "cpm tok/s", "GFLOP/s", "%peak");
     for (const TorchBlas& blas : blas_)
       std::printf(" | %22s %6s", ("torch+" + blas.name).c_str(), "ratio");
-    std::printf("\n");
+    std::printf(" | %9s\n", "5x needs");
     std::fflush(stdout);
   }
 
@@ -117,7 +120,11 @@ class TrainingComparison {
         std::printf(" | %22.0f %6.2f", torch_rates[b], ratios[b]);
       else
         std::printf(" | %22s %6s", "-", "-");
-    std::printf("\n");
+    const double fastest = *std::max_element(torch_rates.begin(), torch_rates.end());
+    if (fastest > 0)
+      std::printf(" | %8.1f%%\n", 100.0 * 5 * fastest / tokens_per_step * flops_per_step / peak_);
+    else
+      std::printf(" | %9s\n", "-");
     std::fflush(stdout);
   }
 

@@ -7,7 +7,8 @@
 // (the online softmax, docs/model.md), rescaling what earlier blocks added when the maximum grows;
 // the backward pass recomputes each tile from the stored log-sum-exp. Keys at padding positions
 // are excluded. With `causal` (decoder attention) query i sees only the keys j ≤ i: tiles wholly
-// above the diagonal are skipped, and in the diagonal ones the later keys' scores are −∞.
+// above the diagonal are skipped, and in the diagonal ones the later keys' scores are −∞ and the
+// work runs over the lower triangle in steps of a product's row tile (see keys_of_rows).
 // A tile is stored (queries, keys) column-major, one register holding a key's scores for
 // consecutive queries, so that the softmax's maxima and sums per query are lanes of registers
 // (no horizontal sums) and the products giving s, dp and dqᵀ have the query block as their long
@@ -70,6 +71,56 @@ void copy_queries_transposed(T* out, const T* in, std::ptrdiff_t ld_in, int head
     std::fill(out + c * padded + queries, out + (c + 1) * padded, T(0));
 }
 
+// A diagonal tile of causal attention (query block i0 = key block j0) is lower triangular: query r
+// sees the keys j ≤ r. Its work goes in groups of G = kProductRowTile queries or keys: the
+// queries from r0 (a multiple of G) use the keys j < r0 + G, the keys from c0 the queries r ≥ c0.
+// Every other tile uses all `width` keys. The entries left out of a group are exact zeros of the
+// sums (p = 0), so no element's value changes.
+template <class T>
+int keys_of_rows(int r, int width, bool diagonal) {
+  constexpr int group = kProductRowTile<T>;
+  return diagonal ? std::min(width, (r / group + 1) * group) : width;
+}
+
+// s (padded, width) = left (padded, d_head) · B (d_head, width), B's column j at b + j · ldb. In a
+// diagonal tile only the queries r ≥ c0 of each group of keys from c0: the scores above them are
+// masked afterwards.
+template <class T>
+void tile_scores(T* s, int padded, const T* left, const T* b, std::ptrdiff_t ldb, int width,
+                 int head_size, bool diagonal) {
+  if (!diagonal)
+    return multiply(s, padded, left, padded, b, 1, ldb, padded, width, head_size, false);
+  constexpr int group = kProductRowTile<T>;
+  for (int c0 = 0; c0 < width; c0 += group)
+    multiply(s + std::ptrdiff_t(c0) * padded + c0, padded, left + c0, padded, b + c0 * ldb, 1, ldb,
+             padded - c0, std::min(group, width - c0), head_size, false);
+}
+
+// xᵀ (padded, d_head) += p (padded, width) · Bᵀ, B (d_head, width) with column j at b + j · ldb: a
+// sum over the keys, in a diagonal tile over the keys of each group of queries only.
+template <class T>
+void add_over_keys(T* x_t, const T* p, int padded, const T* b, std::ptrdiff_t ldb, int width,
+                   int head_size, bool diagonal) {
+  if (!diagonal) return multiply(x_t, padded, p, padded, b, ldb, 1, padded, head_size, width, true);
+  constexpr int group = kProductRowTile<T>;
+  for (int r0 = 0; r0 < padded; r0 += group)
+    multiply(x_t + r0, padded, p + r0, padded, b, ldb, 1, std::min(group, padded - r0), head_size,
+             keys_of_rows<T>(r0, width, true), true);
+}
+
+// x (d_head, width; column j at x + j · ldx) += A (d_head, rows; column r at a + r · lda) · p
+// (rows, width; leading dimension padded): a sum over the queries, in a diagonal tile over the
+// queries of each group of keys only.
+template <class T>
+void add_over_queries(T* x, std::ptrdiff_t ldx, const T* a, std::ptrdiff_t lda, const T* p,
+                      int padded, int rows, int width, int head_size, bool diagonal) {
+  if (!diagonal) return multiply(x, ldx, a, lda, p, 1, padded, head_size, width, rows, true);
+  constexpr int group = kProductRowTile<T>;
+  for (int c0 = 0; c0 < width; c0 += group)
+    multiply(x + c0 * ldx, ldx, a + c0 * lda, lda, p + c0 + std::ptrdiff_t(c0) * padded, 1, padded,
+             head_size, std::min(group, width - c0), rows - c0, true);
+}
+
 // A diagonal tile of causal attention: the score of query i0 + r for key j0 + j > i0 + r is −∞.
 template <class T>
 void mask_later_keys(T* s, int ld, int rows, int width, int i0, int j0) {
@@ -92,19 +143,21 @@ void scale_queries(T* o_t, int ld, int head_size, int r, xsimd::batch<T> factor)
 // shift (the largest so far, starting at the lowest finite value), which rescales total =
 // Σ 2^(s − shift) and the output oᵀ (ld, d_head) gathered so far by 2^(old − new); then the
 // tile's scores become 2^(s − shift) and their sum joins total. The lanes of a register are
-// queries.
+// queries; in a diagonal tile each register's keys end at keys_of_rows.
 template <class T>
-void online_softmax_block(T* s, int ld, int width, T* shift, T* total, T* o_t, int head_size) {
+void online_softmax_block(T* s, int ld, int width, bool diagonal, T* shift, T* total, T* o_t,
+                          int head_size) {
   using Batch = xsimd::batch<T>;
   for (int r = 0; r < ld; r += Batch::size) {
+    const int keys = keys_of_rows<T>(r, width, diagonal);
     const Batch old_shift = Batch::load_unaligned(shift + r);
     Batch top = old_shift;
-    for (int j = 0; j < width; ++j)
+    for (int j = 0; j < keys; ++j)
       top = xsimd::max(top, Batch::load_unaligned(s + std::ptrdiff_t(j) * ld + r));
     const Batch factor = exponential2_lanes(old_shift - top);
     Batch sum = Batch::load_unaligned(total + r) * factor;
     scale_queries(o_t, ld, head_size, r, factor);
-    for (int j = 0; j < width; ++j) {
+    for (int j = 0; j < keys; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
       const Batch e = exponential2_lanes(Batch::load_unaligned(column) - top);
       e.store_unaligned(column);
@@ -123,26 +176,27 @@ void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
     scale_queries(o_t, ld, head_size, r, T(1) / Batch::load_unaligned(total + r));
 }
 
-// p = 2^(s − lse) in place, for base-2 scores and log-sum-exp per query.
+// p = 2^(s − lse) in place, for base-2 scores and log-sum-exp per query (in a diagonal tile up to
+// keys_of_rows).
 template <class T>
-void exponentials(T* s, int ld, int width, const T* lse) {
+void exponentials(T* s, int ld, int width, bool diagonal, const T* lse) {
   using Batch = xsimd::batch<T>;
   for (int r = 0; r < ld; r += Batch::size) {
     const Batch shift = Batch::load_unaligned(lse + r);
-    for (int j = 0; j < width; ++j) {
+    for (int j = 0, keys = keys_of_rows<T>(r, width, diagonal); j < keys; ++j) {
       T* column = s + std::ptrdiff_t(j) * ld + r;
       exponential2_lanes(Batch::load_unaligned(column) - shift).store_unaligned(column);
     }
   }
 }
 
-// ds = scale · p ⊙ (dp − D) in place of dp, D per query.
+// ds = scale · p ⊙ (dp − D) in place of dp, D per query (in a diagonal tile up to keys_of_rows).
 template <class T>
-void score_gradient(T* ds, const T* p, int ld, int width, const T* d, T scale) {
+void score_gradient(T* ds, const T* p, int ld, int width, bool diagonal, const T* d, T scale) {
   using Batch = xsimd::batch<T>;
   for (int r = 0; r < ld; r += Batch::size) {
     const Batch d_r = Batch::load_unaligned(d + r);
-    for (int j = 0; j < width; ++j) {
+    for (int j = 0, keys = keys_of_rows<T>(r, width, diagonal); j < keys; ++j) {
       const std::ptrdiff_t at = std::ptrdiff_t(j) * ld + r;
       (scale * (Batch::load_unaligned(p + at) * (Batch::load_unaligned(ds + at) - d_r)))
           .store_unaligned(ds + at);
@@ -202,12 +256,13 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
       std::fill_n(total, padded, T(0));
       for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
         const int width = std::min(kKeyBlock, keys - j0);
-        multiply(s, padded, q_t, padded, k.col(j0).data(), 1, k.outerStride(), padded, width, hs,
-                 false);  // s (queries, keys)
-        if (causal && j0 + width - 1 > i0) mask_later_keys(s, padded, rows, width, i0, j0);
-        online_softmax_block(s, padded, width, shift, total, o_t, hs);
-        multiply(o_t, padded, s, padded, v.col(j0).data(), v.outerStride(), 1, padded, hs, width,
-                 true);  // oᵀ += p vᵀ (queries, d_head)
+        const bool diagonal = causal && j0 == i0;
+        tile_scores(s, padded, q_t, k.col(j0).data(), k.outerStride(), width, hs,
+                    diagonal);  // s (queries, keys)
+        if (diagonal) mask_later_keys(s, padded, rows, width, i0, j0);
+        online_softmax_block(s, padded, width, diagonal, shift, total, o_t, hs);
+        add_over_keys(o_t, s, padded, v.col(j0).data(), v.outerStride(), width, hs,
+                      diagonal);  // oᵀ += p vᵀ (queries, d_head)
       }
       normalise_outputs(o_t, padded, hs, total);
       copy_transposed(o.col(i0).data(), o.outerStride(), o_t, padded, rows, hs);
@@ -266,19 +321,20 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
         row_lse[r] = std::numbers::log2e_v<T> * lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r];
       for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
         const int width = std::min(kKeyBlock, keys - j0);
-        multiply(p, padded, q_t, padded, k.col(j0).data(), 1, k.outerStride(), padded, width, hs,
-                 false);  // recompute s (queries, keys)
-        if (causal && j0 + width - 1 > i0) mask_later_keys(p, padded, rows, width, i0, j0);
-        exponentials(p, padded, width, row_lse);
-        multiply(dv.col(j0).data(), dv.outerStride(), d_o.col(i0).data(), d_o.outerStride(), p, 1,
-                 padded, hs, width, rows, true);  // dv += dout p (d_head, keys)
-        multiply(ds, padded, do_t, padded, v.col(j0).data(), 1, v.outerStride(), padded, width, hs,
-                 false);  // dp (queries, keys)
-        score_gradient(ds, p, padded, width, d, scale);
-        multiply(dq_t, padded, ds, padded, k.col(j0).data(), k.outerStride(), 1, padded, hs, width,
-                 true);  // dqᵀ += ds kᵀ (queries, d_head)
-        multiply(dk.col(j0).data(), dk.outerStride(), q.col(i0).data(), q.outerStride(), ds, 1,
-                 padded, hs, width, rows, true);  // dk += q ds (d_head, keys)
+        const bool diagonal = causal && j0 == i0;
+        tile_scores(p, padded, q_t, k.col(j0).data(), k.outerStride(), width, hs,
+                    diagonal);  // recompute s (queries, keys)
+        if (diagonal) mask_later_keys(p, padded, rows, width, i0, j0);
+        exponentials(p, padded, width, diagonal, row_lse);
+        add_over_queries(dv.col(j0).data(), dv.outerStride(), d_o.col(i0).data(), d_o.outerStride(),
+                         p, padded, rows, width, hs, diagonal);  // dv += dout p (d_head, keys)
+        tile_scores(ds, padded, do_t, v.col(j0).data(), v.outerStride(), width, hs,
+                    diagonal);  // dp (queries, keys)
+        score_gradient(ds, p, padded, width, diagonal, d, scale);
+        add_over_keys(dq_t, ds, padded, k.col(j0).data(), k.outerStride(), width, hs,
+                      diagonal);  // dqᵀ += ds kᵀ (queries, d_head)
+        add_over_queries(dk.col(j0).data(), dk.outerStride(), q.col(i0).data(), q.outerStride(), ds,
+                         padded, rows, width, hs, diagonal);  // dk += q ds (d_head, keys)
       }
       copy_transposed(dq.col(i0).data(), dq.outerStride(), dq_t, padded, rows, hs, T(1),
                       true);  // dq += (dqᵀ)ᵀ
