@@ -355,6 +355,9 @@ T favor_exponents(T* phi, const ConstStridedMap<T>& x, const T* omega, int m, T 
   return shared_max;
 }
 
+// Columns of favor's features whose shifts are found before their exponentials are taken.
+inline constexpr int kFavorColumnGroup = 8;
+
 // phi (m, n) = φ(s·x) for the n columns of x (d_head, n), m = D_φ; omega is
 // (particle_rows(spec, m, d_head), d_head) row-major (unused, and may be null, for elu and the
 // native dpfp).
@@ -373,11 +376,17 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
   if (rows > 0)  // s Ω x (rows, n)
     project_features(phi + projection_row(spec), m, omega, rows, x, scale);
   switch (spec.kind) {
-    case FeatureMapKind::favor:      // a shift per column
-      for (int j = 0; j < n; ++j) {  // each column still in L1 from its subtraction
-        T* u_j = &u(0, j);
-        const T shift = subtract_and_maximum(u_j, m, half_squared_norm(x, j, scale));
-        shifted_exponential_values(u_j, u_j, m, shift, eps);
+    case FeatureMapKind::favor:  // a shift per column
+      // In groups of columns, still in L1 from their subtraction: the shifts of a group first, so
+      // that each column's maximum across the lanes is not waited for before its exponentials
+      // (one head's 128 queries of 64 features: 4.7 → 3.9 µs, bench/RESULTS.md).
+      for (int j0 = 0; j0 < n; j0 += kFavorColumnGroup) {
+        const int w = std::min(kFavorColumnGroup, n - j0);
+        T shift[kFavorColumnGroup];
+        for (int j = 0; j < w; ++j)
+          shift[j] = subtract_and_maximum(&u(0, j0 + j), m, half_squared_norm(x, j0 + j, scale));
+        for (int j = 0; j < w; ++j)
+          shifted_exponential_values(&u(0, j0 + j), &u(0, j0 + j), m, shift[j], eps);
       }
       break;
     case FeatureMapKind::porf_softplus:
@@ -465,10 +474,13 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
   bool scaled = false;  // g's projected rows already hold s G
   switch (spec.kind) {
     case FeatureMapKind::favor:  // every row of g is projected: s G in one pass
-      for (int j = 0; j < n; ++j) {
-        const T sum =
-            feature_detail::favor_gradient_column(g.col(j).data(), f.col(j).data(), m, eps, scale);
-        dx.col(j) -= (scale * scale * sum) * x.col(j);
+      for (int j0 = 0; j0 < n; j0 += kFavorColumnGroup) {  // the sums of a group first
+        const int w = std::min(kFavorColumnGroup, n - j0);
+        T sum[kFavorColumnGroup];
+        for (int j = 0; j < w; ++j)
+          sum[j] = feature_detail::favor_gradient_column(g.col(j0 + j).data(), f.col(j0 + j).data(),
+                                                         m, eps, scale);
+        for (int j = 0; j < w; ++j) dx.col(j0 + j) -= (scale * scale * sum[j]) * x.col(j0 + j);
       }
       scaled = true;
       break;
