@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "parallel/claimed_items.hpp"
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/interleaved_sum.hpp"
@@ -137,8 +138,9 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
   const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads;
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
     const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
@@ -205,7 +207,7 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       add_chunked_outer_products<T>(kv, z, fk_c.data(), v_c.data(), v_c.outerStride(), nullptr, w,
                                     chunk, ones);  // Σ_{j in chunk} φk_j v_jᵀ, Σ_{j in chunk} φk_j
     }
-  }
+  });
 }
 
 // Differentiates the forward above. dqkv must be zeroed by the caller (q and k may share rows).
@@ -231,8 +233,9 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = causal_linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = causal_linear_attention_scratch_double(m, hs);
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads;
     const int thread = omp_thread();
     T* work = scratch + per_thread * static_cast<std::size_t>(thread);
@@ -345,7 +348,7 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       feature_map_backward(spec, dk_c, dfk_c.data(), fk_c.data(), token_columns(k, t0, w), om, m,
                            scale, dom);
     }
-  }
+  });
   if (domega) add_particle_gradient_partials(domega, partial, a.batch, a.heads, block);
 }
 

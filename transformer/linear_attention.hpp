@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "parallel/claimed_items.hpp"
 #include "transformer/attention_feature_maps.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
@@ -73,8 +74,9 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
   const int rows = particle_rows(spec, m, hs);  // checked here, outside the parallel region
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* work = scratch + per_thread * static_cast<std::size_t>(omp_thread());
     const T* om = omega + static_cast<std::ptrdiff_t>(h) * rows * hs;
@@ -109,7 +111,7 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
       inv[i] = static_cast<T>(1.0 / den);
       o.col(i) *= inv[i];
     }
-  }
+  });
 }
 
 // Differentiates the forward above. dqkv must be zeroed by the caller (q and k may share rows).
@@ -133,8 +135,9 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
   const T scale = feature_input_scale<T>(spec, hs);
   const std::size_t per_thread = linear_attention_scratch(m, L, hs);
   const std::size_t per_thread_double = linear_attention_scratch_double(m, hs);
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     const int thread = omp_thread();
     T* work = scratch + per_thread * static_cast<std::size_t>(thread);
@@ -193,7 +196,7 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
     feature_map_backward(spec, dk, dfk.data(), fk.data(),
                          ConstStridedMap<T>(k.data(), hs, len, Eigen::OuterStride<>(a.qkv_rows())),
                          om, m, scale, dom);
-  }
+  });
   if (domega) add_particle_gradient_partials(domega, partial, a.batch, a.heads, block);
 }
 

@@ -28,6 +28,7 @@
 #include <limits>
 #include <numbers>
 
+#include "parallel/claimed_items.hpp"
 #include "transformer/attention_layout.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/shifted_exponential.hpp"
@@ -235,8 +236,9 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
   const int L = a.length, hs = a.head_size;
   const T base2_scale = base2_query_scale<T>(hs);
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* s = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
     T* q_t = s + std::size_t(kQueryBlock) * kKeyBlock;  // (queries, d_head), q log₂e/√d
@@ -270,7 +272,7 @@ void softmax_attention_forward(T* out, T* lse, const T* qkv, const int* lengths,
         lse[static_cast<std::ptrdiff_t>(bh) * L + i0 + r] =
             std::numbers::ln2_v<T> * (shift[r] + std::log2(total[r]));
     }
-  }
+  });
 }
 
 // Differentiates the forward above; dqkv must be zeroed by the caller (q and k may share rows).
@@ -286,8 +288,9 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
   const T base2_scale = base2_query_scale<T>(hs);
   const std::size_t per_thread = softmax_attention_scratch(hs, L);
   const std::size_t tile = std::size_t(kQueryBlock) * kKeyBlock, block = kQueryBlock * hs;
-#pragma omp parallel for schedule(dynamic, a.heads_per_claim(max_threads()))
-  for (int bh = 0; bh < a.batch * a.heads; ++bh) {
+  ClaimedItems items(a.batch * a.heads, a.heads_per_claim(max_threads()));
+#pragma omp parallel
+  items.for_each([&](int bh) {
     const int b = bh / a.heads, h = bh % a.heads, len = lengths[b];
     T* p = scratch + per_thread * static_cast<std::size_t>(omp_thread());  // (queries, keys)
     T* ds = p + tile;
@@ -341,7 +344,7 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
     }
     a.block(dqkv, b, h, a.k_offset()).leftCols(len) += dk;
     a.block(dqkv, b, h, a.v_offset()).leftCols(len) += dv;
-  }
+  });
 }
 
 }  // namespace cpm
