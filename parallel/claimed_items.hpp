@@ -1,10 +1,10 @@
 #pragma once
 // Items [0, n) spread over the team of a parallel region in claims of a few items: each thread
 // first takes the claims of its own contiguous share, in order, then what is left of the other
-// threads' shares. On a quiet machine a thread so works on the items whose data it produced in the
-// step's previous region (the linear layers split the tokens statically into contiguous shares),
-// and a thread that falls behind (an item of a longer sequence, a core lost to another process)
-// leaves its remaining claims to the others, as a dynamic schedule would.
+// threads' shares. On a quiet machine each thread thus works on the items whose data it produced
+// in the step's previous region (the linear layers split the tokens statically into contiguous
+// shares), and a thread that falls behind (an item of a longer sequence, a core lost to another
+// process) leaves its remaining claims to the others, as a dynamic schedule would.
 // Every item runs exactly once, and callers make an item's result independent of the thread that
 // runs it (per-thread scratch, outputs of its own), so the results do not depend on the team.
 #include <omp.h>
