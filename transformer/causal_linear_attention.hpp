@@ -91,22 +91,6 @@ void masked_chunk_scores(T* scores_t, const T* phi_k_t, const T* phi_q, int w, i
   for (int i = 0; i < w; ++i) std::fill(scores_t + i * w + i + 1, scores_t + (i + 1) * w, T(0));
 }
 
-// C (rows, w) [+]= A (rows, w) · B (w, w) for a B that vanishes on one side of its diagonal: with
-// `zero_below` B(κ, i) = 0 for κ > i, and each tile of columns [i0, i1) reads κ < i1 only;
-// otherwise B(κ, i) = 0 for κ < i, and it reads κ ≥ i0. The dropped terms are exact zeros, so each
-// element's chain of FMAs keeps its value.
-template <class T>
-void multiply_triangular(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
-                         std::ptrdiff_t b_row, std::ptrdiff_t b_col, int rows, int w,
-                         bool zero_below, bool accumulate) {
-  for (int i0 = 0; i0 < w; i0 += kProductColumnTile<T>) {
-    const int i1 = std::min(w, i0 + kProductColumnTile<T>);
-    const int k0 = zero_below ? 0 : i0, k1 = zero_below ? i1 : w;
-    multiply(c + i0 * ldc, ldc, a + k0 * lda, lda, b + k0 * b_row + i0 * b_col, b_row, b_col, rows,
-             i1 - i0, k1 - k0, accumulate);
-  }
-}
-
 // dA (w, w), dA_ij = dn_i·v_j + dden_i for j ≤ i and 0 above: dn (w, d_head) · v (d_head, w,
 // leading dimension ldv), each tile of columns [j0, j1) over the row tiles from the one holding i =
 // j0.
@@ -194,7 +178,7 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
         multiply(o_c, kv_t, fq_c);  // Sᵀ φq_i: earlier chunks (d_head, w)
       }
       multiply_triangular(o_c.data(), o_c.outerStride(), v_c.data(), v_c.outerStride(), scores_t, 1,
-                          w, hs, w, true, t0 > 0);  // Σ_{j≤i} A_ij v_j
+                          w, hs, w, w, true, t0 > 0);  // Σ_{j≤i} A_ij v_j
       for (int i = 0; i < w; ++i) {
         const T* a_i = scores_t + i * w;  // A_i·, zero beyond j = i
         const double own =
@@ -324,17 +308,17 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
         multiply(dfq_c, kv_t, dn);                  // S dn_i (m, w)
         dfq_c.noalias() += z_t * dden.transpose();  // z dden_i
       }
-      multiply_triangular(dfq_c.data(), m, fk_c.data(), m, dscores.data(), w, 1, m, w, true,
+      multiply_triangular(dfq_c.data(), m, fk_c.data(), m, dscores.data(), w, 1, m, w, w, true,
                           earlier);  // Σ_j dA_ij φk_j
       if (later) {
         multiply(dfk_c, dkv_t, v_c);  // dS' v_j (m, w)
         dfk_c.colwise() += dz_t;      // dz'
       }
-      multiply_triangular(dfk_c.data(), m, fq_c.data(), m, dscores.data(), 1, w, m, w, false,
+      multiply_triangular(dfk_c.data(), m, fq_c.data(), m, dscores.data(), 1, w, m, w, w, false,
                           later);                     // Σ_i dA_ij φq_i
       if (later) multiply(dv_c, dkv_tt, fk_c, true);  // dS'ᵀ φk_j (d_head, w)
       multiply_triangular(dv_c.data(), dv_c.outerStride(), dn.data(), hs, scores_t.data(), w, 1, hs,
-                          w, false, true);  // Σ_i A_ij dn_i
+                          w, w, false, true);  // Σ_i A_ij dn_i
 
       if (earlier)  // dS = Σ_i φq_i dn_iᵀ, dz = Σ_i φq_i dden_i, for the chunks before
         add_chunked_outer_products<T>(dkv, dz, fq_c.data(), dn.data(), hs, dden.data(), w,

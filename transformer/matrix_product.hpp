@@ -150,6 +150,22 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
     }
 }
 
+// C (rows, w) [+]= A (rows, inner) · B (inner, w), inner ≥ w, for a B that vanishes on one side
+// of its diagonal: with `zero_below` B(κ, i) = 0 for κ > i, and each tile of columns [i0, i1)
+// reads κ < i1 only; otherwise B(κ, i) = 0 for κ < i, and it reads κ ∈ [i0, inner). The dropped
+// terms are exact zeros, so each element's chain of FMAs keeps its value.
+template <class T>
+void multiply_triangular(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+                         std::ptrdiff_t b_row, std::ptrdiff_t b_col, int rows, int w, int inner,
+                         bool zero_below, bool accumulate) {
+  for (int i0 = 0; i0 < w; i0 += kProductColumnTile<T>) {
+    const int i1 = std::min(w, i0 + kProductColumnTile<T>);
+    const int k0 = zero_below ? 0 : i0, k1 = zero_below ? i1 : inner;
+    multiply(c + i0 * ldc, ldc, a + k0 * lda, lda, b + k0 * b_row + i0 * b_col, b_row, b_col, rows,
+             i1 - i0, k1 - k0, accumulate);
+  }
+}
+
 namespace matrix_product_detail {
 
 // out(j, i) = factor · in(i, j), or out(j, i) += factor · in(i, j) with `accumulate`, for i in

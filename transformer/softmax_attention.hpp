@@ -111,15 +111,12 @@ void add_over_keys(T* x_t, const T* p, int padded, const T* b, std::ptrdiff_t ld
 
 // x (d_head, width; column j at x + j · ldx) += A (d_head, rows; column r at a + r · lda) · p
 // (rows, width; leading dimension padded): a sum over the queries, in a diagonal tile over the
-// queries of each group of keys only.
+// queries r ≥ j of each key j only (in tiles of its columns).
 template <class T>
 void add_over_queries(T* x, std::ptrdiff_t ldx, const T* a, std::ptrdiff_t lda, const T* p,
                       int padded, int rows, int width, int head_size, bool diagonal) {
   if (!diagonal) return multiply(x, ldx, a, lda, p, 1, padded, head_size, width, rows, true);
-  constexpr int group = kProductRowTile<T>;
-  for (int c0 = 0; c0 < width; c0 += group)
-    multiply(x + c0 * ldx, ldx, a + c0 * lda, lda, p + c0 + std::ptrdiff_t(c0) * padded, 1, padded,
-             head_size, std::min(group, width - c0), rows - c0, true);
+  multiply_triangular(x, ldx, a, lda, p, 1, padded, head_size, width, rows, false, true);
 }
 
 // A diagonal tile of causal attention: the score of query i0 + r for key j0 + j > i0 + r is −∞.
