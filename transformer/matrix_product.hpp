@@ -51,12 +51,17 @@ inline constexpr int kColumns = sizeof(xsimd::batch<T>) == 64 ? 8 : 6;
 // change any value.
 inline constexpr int kInnerBlock = 128;
 
+// What a product stores: each register of sums as it is, or what an epilogue makes of it.
+struct StoreSums {};
+
 // The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`,
-// else onto the rows' bias (zero if null).
-template <class T, int R, int NC>
+// else onto the rows' bias (zero if null). An epilogue other than StoreSums is called as
+// epilogue(sums, i, j) with the register of rows [i, i + width) of column j, i and j counted
+// from (row0, col0), and its result is stored.
+template <class T, int R, int NC, class Epilogue = StoreSums>
 inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
-                 std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate,
-                 const T* bias) {
+                 std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate, const T* bias,
+                 const Epilogue& epilogue = {}, int row0 = 0, int col0 = 0) {
   using Batch = xsimd::batch<T>;
   constexpr int width = Batch::size;
   Batch sum[R][NC];
@@ -81,20 +86,27 @@ inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const
 #pragma GCC unroll 8
   for (int j = 0; j < NC; ++j)
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) sum[r][j].store_unaligned(c + j * ldc + r * width);
+    for (int r = 0; r < R; ++r) {
+      if constexpr (std::is_same_v<Epilogue, StoreSums>)
+        sum[r][j].store_unaligned(c + j * ldc + r * width);
+      else
+        epilogue(sum[r][j], row0 + r * width, col0 + j).store_unaligned(c + j * ldc + r * width);
+    }
 }
 
 // Rows [i0, i0 + R · width) of C, every column: full tiles of kColumns, then single columns.
-template <class T, int R>
+template <class T, int R, class Epilogue = StoreSums>
 inline void row_panel(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
                       std::ptrdiff_t b_row, std::ptrdiff_t b_col, int n, int k, bool accumulate,
-                      const T* bias) {
+                      const T* bias, const Epilogue& epilogue = {}, int i0 = 0) {
   constexpr int NC = kColumns<T>;
   int j = 0;
   for (; j + NC <= n; j += NC)
-    tile<T, R, NC>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias);
+    tile<T, R, NC>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias,
+                   epilogue, i0, j);
   for (; j < n; ++j)
-    tile<T, R, 1>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias);
+    tile<T, R, 1>(c + j * ldc, ldc, a, lda, b + j * b_col, b_row, b_col, k, accumulate, bias,
+                  epilogue, i0, j);
 }
 
 }  // namespace matrix_product_detail
@@ -148,6 +160,32 @@ void multiply(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T*
       for (int q = 0; q < k; ++q) sum = chain_step(a[i + q * lda], b[q * b_row + j * b_col], sum);
       c[i + j * ldc] = sum;
     }
+}
+
+// C (m, n) = epilogue(A·B), the epilogue called as in matrix_product_detail::tile with the register
+// of rows [i, i + width) of column j of A·B: the product and an elementwise map in one pass over
+// C (softmax's exponentials of a tile of scores). m must be a multiple of the register width.
+template <class T, class Epilogue>
+void multiply_then(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
+                   std::ptrdiff_t b_row, std::ptrdiff_t b_col, int m, int n, int k,
+                   const Epilogue& epilogue) {
+  using namespace matrix_product_detail;
+  constexpr int width = xsimd::batch<T>::size;
+  constexpr int R = kRowBatches<T>;
+  if (k >
+      2 * kInnerBlock) {  // the first pieces plainly, as multiply does; the epilogue on the last
+    const int last = (k - 1) / kInnerBlock * kInnerBlock;
+    multiply(c, ldc, a, lda, b, b_row, b_col, m, n, last, false);
+    for (int i = 0; i < m; i += width)
+      row_panel<T, 1>(c + i, ldc, a + last * lda + i, lda, b + last * b_row, b_row, b_col, n,
+                      k - last, true, nullptr, epilogue, i);
+    return;
+  }
+  int i = 0;
+  for (; i + R * width <= m; i += R * width)
+    row_panel<T, R>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, false, nullptr, epilogue, i);
+  for (; i < m; i += width)
+    row_panel<T, 1>(c + i, ldc, a + i, lda, b, b_row, b_col, n, k, false, nullptr, epilogue, i);
 }
 
 // C (rows, w) [+]= A (rows, inner) · B (inner, w), inner ≥ w, for a B that vanishes on one side

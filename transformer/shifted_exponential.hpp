@@ -21,6 +21,14 @@
 
 namespace cpm {
 
+#ifdef __AVX512F__
+// Every lane of a 16-float register. The exponentials below call the masked forms of max,
+// roundscale and scalef with it and their own input as the pass-through: the same instructions
+// as the unmasked forms, whose pass-through GCC 12 fills with a deliberately undefined register
+// and then reports as uninitialized wherever the function is inlined into a product's tile.
+inline constexpr __mmask16 kAllLanes = 0xFFFF;
+#endif
+
 // e^x in every lane, for finite x ≤ 88 or x = −∞ (the shifted exponents of softmax rows, favor
 // features and masked scores). Floats with AVX-512 take xsimd's own steps, x = k ln 2 + r with k =
 // round(x / ln 2), |r| ≤ ln 2 / 2 (ln 2 in two parts), and its degree-6 polynomial for e^r, so the
@@ -33,10 +41,10 @@ template <class Batch>
 Batch exponential_lanes(const Batch& x) {
 #ifdef __AVX512F__
   if constexpr (std::is_same_v<typename Batch::value_type, float> && sizeof(Batch) == 64) {
-    const __m512 a = _mm512_max_ps(x, _mm512_set1_ps(-110.0f));
-    const __m512 k =
-        _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(xsimd::constants::invlog_2<float>())),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 a = _mm512_mask_max_ps(x, kAllLanes, x, _mm512_set1_ps(-110.0f));
+    const __m512 scaled = _mm512_mul_ps(a, _mm512_set1_ps(xsimd::constants::invlog_2<float>()));
+    const __m512 k = _mm512_mask_roundscale_ps(scaled, kAllLanes, scaled,
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(xsimd::constants::log_2hi<float>()), a);
     r = _mm512_fnmadd_ps(k, _mm512_set1_ps(xsimd::constants::log_2lo<float>()), r);
     __m512 y = _mm512_set1_ps(0x1.6ef19ep-10f);                 // 1.3997796e-03
@@ -45,7 +53,7 @@ Batch exponential_lanes(const Batch& x) {
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.55534ap-3f));  // 1.6666277e-01
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0.5f));
     y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-    return Batch(_mm512_scalef_ps(y, k));
+    return Batch(_mm512_mask_scalef_ps(y, kAllLanes, y, k));
   }
 #endif
   return xsimd::exp(x);
@@ -61,8 +69,9 @@ template <class Batch>
 Batch exponential2_lanes(const Batch& x) {
 #ifdef __AVX512F__
   if constexpr (std::is_same_v<typename Batch::value_type, float> && sizeof(Batch) == 64) {
-    const __m512 a = _mm512_max_ps(x, _mm512_set1_ps(-160.0f));
-    const __m512 k = _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 a = _mm512_mask_max_ps(x, kAllLanes, x, _mm512_set1_ps(-160.0f));
+    const __m512 k =
+        _mm512_mask_roundscale_ps(a, kAllLanes, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const __m512 r = _mm512_sub_ps(a, k);
     __m512 y = _mm512_set1_ps(0x1.41d244p-13f);
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.5f453cp-10f));
@@ -71,7 +80,7 @@ Batch exponential2_lanes(const Batch& x) {
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.ebfbdap-3f));
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(0x1.62e43p-1f));
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.0f));
-    return Batch(_mm512_scalef_ps(y, k));
+    return Batch(_mm512_mask_scalef_ps(y, kAllLanes, y, k));
   }
 #endif
   return xsimd::exp2(x);

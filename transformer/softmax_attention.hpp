@@ -5,7 +5,9 @@
 // that a tile, its gradient and the blocks they multiply stay in L1 at any length. The forward
 // pass keeps per query a running maximum of the scores and sum of exponentials over the key blocks
 // (the online softmax, docs/model.md), rescaling what earlier blocks added when the maximum grows;
-// the backward pass recomputes each tile from the stored log-sum-exp. Keys at padding positions
+// the backward pass recomputes each tile from the stored log-sum-exp, raising the scores to their
+// exponentials and forming the score gradient as the products store their registers
+// (multiply_then), not in passes of their own over the tile. Keys at padding positions
 // are excluded. With `causal` (decoder attention) query i sees only the keys j ≤ i: tiles wholly
 // above the diagonal are skipped, and in the diagonal ones the later keys' scores are −∞ and the
 // work runs over the lower triangle in steps of a product's row tile (see keys_of_rows).
@@ -27,6 +29,7 @@
 #include <cstddef>
 #include <limits>
 #include <numbers>
+#include <numeric>
 
 #include "parallel/claimed_items.hpp"
 #include "transformer/attention_layout.hpp"
@@ -119,6 +122,14 @@ void add_over_queries(T* x, std::ptrdiff_t ldx, const T* a, std::ptrdiff_t lda, 
   multiply_triangular(x, ldx, a, lda, p, 1, padded, head_size, width, rows, false, true);
 }
 
+// 0, 1, …, width − 1: the lanes' offsets from a register's first row.
+template <class T>
+xsimd::batch<T> lane_indices() {
+  alignas(64) T lanes[xsimd::batch<T>::size];
+  std::iota(lanes, lanes + xsimd::batch<T>::size, T(0));
+  return xsimd::batch<T>::load_aligned(lanes);
+}
+
 // A diagonal tile of causal attention: the score of query i0 + r for key j0 + j > i0 + r is −∞.
 template <class T>
 void mask_later_keys(T* s, int ld, int rows, int width, int i0, int j0) {
@@ -174,31 +185,49 @@ void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
     scale_queries(o_t, ld, head_size, r, T(1) / Batch::load_unaligned(total + r));
 }
 
-// p = 2^(s − lse) in place, for base-2 scores and log-sum-exp per query (in a diagonal tile up to
-// keys_of_rows).
+// p (padded, width) = 2^(s − lse) for the base-2 scores s = q_t · k (k: d_head × width, column j
+// at k + j · ldk) and the log-sum-exp per query, in one pass: each register of scores is raised
+// to its powers of two before it is stored. In a diagonal tile the scores of later keys are −∞
+// first (p = 0), and only the queries r ≥ c0 of each group of keys from c0 are computed, as in
+// tile_scores.
 template <class T>
-void exponentials(T* s, int ld, int width, bool diagonal, const T* lse) {
+void tile_probabilities(T* p, int padded, const T* q_t, const T* k, std::ptrdiff_t ldk, int width,
+                        int head_size, bool diagonal, const T* lse) {
   using Batch = xsimd::batch<T>;
-  for (int r = 0; r < ld; r += Batch::size) {
-    const Batch shift = Batch::load_unaligned(lse + r);
-    for (int j = 0, keys = keys_of_rows<T>(r, width, diagonal); j < keys; ++j) {
-      T* column = s + std::ptrdiff_t(j) * ld + r;
-      exponential2_lanes(Batch::load_unaligned(column) - shift).store_unaligned(column);
-    }
-  }
+  if (!diagonal)
+    return multiply_then(p, padded, q_t, padded, k, 1, ldk, padded, width, head_size,
+                         [lse](const Batch& s, int i, int) {
+                           return exponential2_lanes(s - Batch::load_unaligned(lse + i));
+                         });
+  const Batch lane = lane_indices<T>(), minus_infinity(-std::numeric_limits<T>::infinity());
+  constexpr int group = kProductRowTile<T>;
+  for (int c0 = 0; c0 < width; c0 += group)
+    multiply_then(p + std::ptrdiff_t(c0) * padded + c0, padded, q_t + c0, padded, k + c0 * ldk, 1,
+                  ldk, padded - c0, std::min(group, width - c0), head_size,
+                  [&](const Batch& s, int i, int j) {  // query c0 + i + lane, key c0 + j
+                    const Batch masked = xsimd::select(lane + T(i) < T(j), minus_infinity, s);
+                    return exponential2_lanes(masked - Batch::load_unaligned(lse + c0 + i));
+                  });
 }
 
-// ds = scale · p ⊙ (dp − D) in place of dp, D per query (in a diagonal tile up to keys_of_rows).
+// ds (padded, width) = scale · p ⊙ (dp − D) for dp = dout_t · v (v as k above) and D per query,
+// in one pass; in a diagonal tile over the entries tile_probabilities computed.
 template <class T>
-void score_gradient(T* ds, const T* p, int ld, int width, bool diagonal, const T* d, T scale) {
+void tile_score_gradient(T* ds, const T* p, int padded, const T* do_t, const T* v,
+                         std::ptrdiff_t ldv, int width, int head_size, bool diagonal, const T* d,
+                         T scale) {
   using Batch = xsimd::batch<T>;
-  for (int r = 0; r < ld; r += Batch::size) {
-    const Batch d_r = Batch::load_unaligned(d + r);
-    for (int j = 0, keys = keys_of_rows<T>(r, width, diagonal); j < keys; ++j) {
-      const std::ptrdiff_t at = std::ptrdiff_t(j) * ld + r;
-      (scale * (Batch::load_unaligned(p + at) * (Batch::load_unaligned(ds + at) - d_r)))
-          .store_unaligned(ds + at);
-    }
+  constexpr int group = kProductRowTile<T>;
+  const int step = diagonal ? group : width;
+  for (int c0 = 0; c0 < width; c0 += step) {
+    const int first = diagonal ? c0 : 0;  // the first query computed
+    const std::ptrdiff_t at = std::ptrdiff_t(c0) * padded + first;
+    multiply_then(ds + at, padded, do_t + first, padded, v + c0 * ldv, 1, ldv, padded - first,
+                  std::min(step, width - c0), head_size, [&](const Batch& dp, int i, int j) {
+                    const Batch p_ij =
+                        Batch::load_unaligned(p + at + std::ptrdiff_t(j) * padded + i);
+                    return scale * (p_ij * (dp - Batch::load_unaligned(d + first + i)));
+                  });
   }
 }
 
@@ -322,15 +351,12 @@ void softmax_attention_backward(T* dqkv, const T* dout, const T* out, const T* l
       for (int j0 = 0; j0 < keys; j0 += kKeyBlock) {
         const int width = std::min(kKeyBlock, keys - j0);
         const bool diagonal = causal && j0 == i0;
-        tile_scores(p, padded, q_t, k.col(j0).data(), k.outerStride(), width, hs,
-                    diagonal);  // recompute s (queries, keys)
-        if (diagonal) mask_later_keys(p, padded, rows, width, i0, j0);
-        exponentials(p, padded, width, diagonal, row_lse);
+        tile_probabilities(p, padded, q_t, k.col(j0).data(), k.outerStride(), width, hs, diagonal,
+                           row_lse);  // recompute p (queries, keys)
         add_over_queries(dv.col(j0).data(), dv.outerStride(), d_o.col(i0).data(), d_o.outerStride(),
                          p, padded, rows, width, hs, diagonal);  // dv += dout p (d_head, keys)
-        tile_scores(ds, padded, do_t, v.col(j0).data(), v.outerStride(), width, hs,
-                    diagonal);  // dp (queries, keys)
-        score_gradient(ds, p, padded, width, diagonal, d, scale);
+        tile_score_gradient(ds, p, padded, do_t, v.col(j0).data(), v.outerStride(), width, hs,
+                            diagonal, d, scale);
         add_over_keys(dq_t, ds, padded, k.col(j0).data(), k.outerStride(), width, hs,
                       diagonal);  // dqᵀ += ds kᵀ (queries, d_head)
         add_over_queries(dk.col(j0).data(), dk.outerStride(), q.col(i0).data(), q.outerStride(), ds,

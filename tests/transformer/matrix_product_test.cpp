@@ -143,6 +143,37 @@ TEST(MatrixProduct, LongInnerIndexKeepsOneChainPerElement) {
       }
 }
 
+// multiply_then stores epilogue(sums, i, j) for each register: the same bits as the plain
+// product followed by the map, with (i, j) the register's first row and its column, over full
+// tiles, single columns, one-register row panels and the pieces of a long inner index.
+TEST(MatrixProduct, EpilogueSeesEveryRegisterOnceWithItsPosition) {
+  using Batch = xsimd::batch<float>;
+  constexpr int width = Batch::size;
+  for (const int m : {width, 3 * width, 4 * width})
+    for (const int n : {1, 13})
+      for (const int k : {16, 2 * matrix_product_detail::kInnerBlock + 37}) {
+        const std::ptrdiff_t ldc = m + 3;
+        const auto a = random_values<float>(std::size_t(m) * k, 11);
+        const auto b = random_values<float>(std::size_t(k) * n, 12);
+        const auto row_shift = random_values<float>(m, 13);
+        std::vector<float> plain(ldc * n, 0.0f), mapped(ldc * n, -7.0f);
+        multiply(plain.data(), ldc, a.data(), m, b.data(), 1, k, m, n, k, false);
+        std::vector<int> calls(std::size_t(m / width) * n, 0);
+        multiply_then(mapped.data(), ldc, a.data(), m, b.data(), 1, k, m, n, k,
+                      [&](const Batch& sums, int i, int j) {
+                        ++calls[i / width + std::size_t(m / width) * j];
+                        return sums * Batch::load_unaligned(row_shift.data() + i) + float(j);
+                      });
+        for (int j = 0; j < n; ++j) {
+          for (int i = 0; i < m; ++i)
+            ASSERT_EQ(mapped[i + j * ldc], plain[i + j * ldc] * row_shift[i] + float(j))
+                << m << " x " << n << " x " << k << " at (" << i << ", " << j << ")";
+          for (int i = m; i < ldc; ++i) ASSERT_EQ(mapped[i + j * ldc], -7.0f) << "padding written";
+        }
+        for (const int c : calls) ASSERT_EQ(c, 1);
+      }
+}
+
 TEST(MatrixProduct, EigenBlocksMatchEigenProducts) {
   Matrix<double> a = Matrix<double>::Random(40, 24), b = Matrix<double>::Random(24, 30);
   Matrix<double> c(40, 30);
