@@ -56,8 +56,9 @@ struct StoreSums {};
 
 // The (R · width) × NC tile of C at c: Σ_κ A(:, κ) B(κ, j), onto C's values with `accumulate`,
 // else onto the rows' bias (zero if null). An epilogue other than StoreSums is called as
-// epilogue(sums, i, j) with the register of rows [i, i + width) of column j, i and j counted
-// from (row0, col0), and its result is stored.
+// epilogue(sums, i, j) for the register of the tile's rows [r · width, (r + 1) · width) of its
+// column c, with i = row0 + r · width and j = col0 + c (the caller's own row and column), and its
+// result is stored.
 template <class T, int R, int NC, class Epilogue = StoreSums>
 inline void tile(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, const T* b,
                  std::ptrdiff_t b_row, std::ptrdiff_t b_col, int k, bool accumulate, const T* bias,
@@ -172,8 +173,8 @@ void multiply_then(T* c, std::ptrdiff_t ldc, const T* a, std::ptrdiff_t lda, con
   using namespace matrix_product_detail;
   constexpr int width = xsimd::batch<T>::size;
   constexpr int R = kRowBatches<T>;
-  if (k >
-      2 * kInnerBlock) {  // the first pieces plainly, as multiply does; the epilogue on the last
+  if (k > 2 * kInnerBlock) {
+    // The first pieces as multiply does them, the epilogue on the stores of the last.
     const int last = (k - 1) / kInnerBlock * kInnerBlock;
     multiply(c, ldc, a, lda, b, b_row, b_col, m, n, last, false);
     for (int i = 0; i < m; i += width)
