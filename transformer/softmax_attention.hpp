@@ -30,6 +30,7 @@
 #include <limits>
 #include <numbers>
 #include <numeric>
+#include <type_traits>
 
 #include "parallel/claimed_items.hpp"
 #include "transformer/attention_layout.hpp"
@@ -88,16 +89,26 @@ int keys_of_rows(int r, int width, bool diagonal) {
 
 // s (padded, width) = left (padded, d_head) · B (d_head, width), B's column j at b + j · ldb. In a
 // diagonal tile only the queries r ≥ c0 of each group of keys from c0: the scores above them are
-// masked afterwards.
-template <class T>
+// masked afterwards. With an epilogue, s = epilogue(scores, i, j) for the register of the tile's
+// rows [i, i + width) of column j (multiply_then), in the same pass.
+template <class T, class Epilogue = matrix_product_detail::StoreSums>
 void tile_scores(T* s, int padded, const T* left, const T* b, std::ptrdiff_t ldb, int width,
-                 int head_size, bool diagonal) {
-  if (!diagonal)
-    return multiply(s, padded, left, padded, b, 1, ldb, padded, width, head_size, false);
+                 int head_size, bool diagonal, const Epilogue& epilogue = {}) {
   constexpr int group = kProductRowTile<T>;
-  for (int c0 = 0; c0 < width; c0 += group)
-    multiply(s + std::ptrdiff_t(c0) * padded + c0, padded, left + c0, padded, b + c0 * ldb, 1, ldb,
-             padded - c0, std::min(group, width - c0), head_size, false);
+  const int step = diagonal ? group : width;
+  for (int c0 = 0; c0 < width; c0 += step) {
+    const int first = diagonal ? c0 : 0;  // the first query computed
+    T* at = s + std::ptrdiff_t(c0) * padded + first;
+    const int columns = std::min(step, width - c0);
+    if constexpr (std::is_same_v<Epilogue, matrix_product_detail::StoreSums>)
+      multiply(at, padded, left + first, padded, b + c0 * ldb, 1, ldb, padded - first, columns,
+               head_size, false);
+    else
+      multiply_then(at, padded, left + first, padded, b + c0 * ldb, 1, ldb, padded - first, columns,
+                    head_size, [&](const auto& sums, int i, int j) {
+                      return epilogue(sums, first + i, c0 + j);
+                    });
+  }
 }
 
 // xᵀ (padded, d_head) += p (padded, width) · Bᵀ, B (d_head, width) with column j at b + j · ldb: a
@@ -188,47 +199,36 @@ void normalise_outputs(T* o_t, int ld, int head_size, const T* total) {
 // p (padded, width) = 2^(s − lse) for the base-2 scores s = q_t · k (k: d_head × width, column j
 // at k + j · ldk) and the log-sum-exp per query, in one pass: each register of scores is raised
 // to its powers of two before it is stored. In a diagonal tile the scores of later keys are −∞
-// first (p = 0), and only the queries r ≥ c0 of each group of keys from c0 are computed, as in
-// tile_scores.
+// first (p = 0), over the entries tile_scores computes.
 template <class T>
 void tile_probabilities(T* p, int padded, const T* q_t, const T* k, std::ptrdiff_t ldk, int width,
                         int head_size, bool diagonal, const T* lse) {
   using Batch = xsimd::batch<T>;
   if (!diagonal)
-    return multiply_then(p, padded, q_t, padded, k, 1, ldk, padded, width, head_size,
-                         [lse](const Batch& s, int i, int) {
-                           return exponential2_lanes(s - Batch::load_unaligned(lse + i));
-                         });
+    return tile_scores(p, padded, q_t, k, ldk, width, head_size, false,
+                       [lse](const Batch& s, int i, int) {
+                         return exponential2_lanes(s - Batch::load_unaligned(lse + i));
+                       });
   const Batch lane = lane_indices<T>(), minus_infinity(-std::numeric_limits<T>::infinity());
-  constexpr int group = kProductRowTile<T>;
-  for (int c0 = 0; c0 < width; c0 += group)
-    multiply_then(p + std::ptrdiff_t(c0) * padded + c0, padded, q_t + c0, padded, k + c0 * ldk, 1,
-                  ldk, padded - c0, std::min(group, width - c0), head_size,
-                  [&](const Batch& s, int i, int j) {  // query c0 + i + lane, key c0 + j
-                    const Batch masked = xsimd::select(lane + T(i) < T(j), minus_infinity, s);
-                    return exponential2_lanes(masked - Batch::load_unaligned(lse + c0 + i));
-                  });
+  tile_scores(p, padded, q_t, k, ldk, width, head_size, true,
+              [&](const Batch& s, int i, int j) {  // queries i + lane, key j
+                const Batch masked = xsimd::select(lane + T(i) < T(j), minus_infinity, s);
+                return exponential2_lanes(masked - Batch::load_unaligned(lse + i));
+              });
 }
 
 // ds (padded, width) = scale · p ⊙ (dp − D) for dp = dout_t · v (v as k above) and D per query,
-// in one pass; in a diagonal tile over the entries tile_probabilities computed.
+// in one pass, over the entries tile_scores computes.
 template <class T>
 void tile_score_gradient(T* ds, const T* p, int padded, const T* do_t, const T* v,
                          std::ptrdiff_t ldv, int width, int head_size, bool diagonal, const T* d,
                          T scale) {
   using Batch = xsimd::batch<T>;
-  constexpr int group = kProductRowTile<T>;
-  const int step = diagonal ? group : width;
-  for (int c0 = 0; c0 < width; c0 += step) {
-    const int first = diagonal ? c0 : 0;  // the first query computed
-    const std::ptrdiff_t at = std::ptrdiff_t(c0) * padded + first;
-    multiply_then(ds + at, padded, do_t + first, padded, v + c0 * ldv, 1, ldv, padded - first,
-                  std::min(step, width - c0), head_size, [&](const Batch& dp, int i, int j) {
-                    const Batch p_ij =
-                        Batch::load_unaligned(p + at + std::ptrdiff_t(j) * padded + i);
-                    return scale * (p_ij * (dp - Batch::load_unaligned(d + first + i)));
-                  });
-  }
+  tile_scores(ds, padded, do_t, v, ldv, width, head_size, diagonal,
+              [&](const Batch& dp, int i, int j) {
+                const Batch p_ij = Batch::load_unaligned(p + std::ptrdiff_t(j) * padded + i);
+                return scale * (p_ij * (dp - Batch::load_unaligned(d + i)));
+              });
 }
 
 // d_r = Σ_c a(r, c) b(r, c) over the d_head columns of two (queries, d_head) blocks: D_i of a
