@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import _cpm
+from .. import _cpm
 
 __all__ = ["FeatureMap"]
 
