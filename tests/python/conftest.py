@@ -23,3 +23,36 @@ def command_line():
         return result
 
     return run
+
+
+# Two classes of short sentences: words of the first list mark class 1, of the second class 0.
+_POSITIVE = ["good", "great", "fine", "warm", "bright", "lovely", "clever", "gripping"]
+_NEGATIVE = ["bad", "dull", "weak", "cold", "grey", "boring", "clumsy", "tedious"]
+_FILLER = ["a", "film", "the", "story", "is", "and", "very", "plot", "acting", "with"]
+
+
+def _sentences(count, seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(count):
+        label = i % 2
+        words = list(rng.choice(_FILLER, size=rng.integers(3, 9)))
+        cues = _POSITIVE if label else _NEGATIVE
+        for _ in range(rng.integers(1, 3)):
+            words.insert(int(rng.integers(0, len(words) + 1)), str(rng.choice(cues)))
+        rows.append((" ".join(words), label))
+    return rows
+
+
+@pytest.fixture(scope="session")
+def tiny_sst2(tmp_path_factory):
+    """A data folder in SST-2's layout (train.tsv, dev.tsv: sentence<TAB>label), 96 training and
+    32 evaluation sentences of two classes, for `cpm train` runs of a few seconds."""
+    folder = tmp_path_factory.mktemp("tiny_sst2")
+    for name, count, seed in (("train.tsv", 96, 1), ("dev.tsv", 32, 2)):
+        with open(folder / name, "w") as out:
+            out.write("sentence\tlabel\n")
+            for sentence, label in _sentences(count, seed):
+                out.write(f"{sentence} \t{label}\n")
+    return folder
