@@ -25,6 +25,7 @@ namespace py = pybind11;
 void bind_arrays(py::module_& m);
 void bind_frequencies(py::module_& m);
 void bind_feature_maps(py::module_& m);
+void bind_attention(py::module_& m);
 void bind_phase_a(py::module_& m);
 void bind_commands(py::module_& m);
 

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_cpm, m) {
   cpm::python::bind_arrays(m);
   cpm::python::bind_frequencies(m);
   cpm::python::bind_feature_maps(m);
+  cpm::python::bind_attention(m);
   cpm::python::bind_phase_a(m);
   cpm::python::bind_commands(m);
 }

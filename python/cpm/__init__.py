@@ -28,6 +28,7 @@ from ._cpm import (
     generate_features,
     kernel_errors,
     learn_particles,
+    linear_attention,
     project,
     rff_phases,
 )
@@ -37,5 +38,6 @@ from .config import to_toml
 __all__ = [
     "Results", "__version__", "approximation_points", "attention_features", "check_config",
     "empirical_kernel", "energy_distance_to_gaussian", "feature_map", "generate_features",
-    "kernel_errors", "learn_particles", "project", "reader", "rff_phases", "run_config", "to_toml",
+    "kernel_errors", "learn_particles", "linear_attention", "project", "reader", "rff_phases",
+    "run_config", "to_toml",
 ]
