@@ -47,18 +47,18 @@ class Retrieval(torch.nn.Module):
 
     def forward(self, keys, values, query):
         pairs = self.key_embedding(keys) + self.value_embedding(values)      # (B, S, WIDTH)
-        scale = HEAD ** -0.25  # phi(q).phi(k) estimates exp(q.k / sqrt(HEAD))
-        fq = self.phi(scale * self.q(self.key_embedding(query)))            # (B, m)
-        fk = self.phi(scale * self.k(pairs))                                 # (B, S, m)
+        # phi reads s x, s = HEAD^(-1/4): phi(q).phi(k) estimates exp(q.k / sqrt(HEAD))
+        fq = self.phi.forward_queries(self.q(self.key_embedding(query)))    # (B, m)
+        fk = self.phi.forward_keys(self.k(pairs))                            # (B, S, m)
         weights = torch.einsum("bm,bsm->bs", fq, fk)
         read = torch.einsum("bs,bsh->bh", weights, self.v(pairs))
         return self.out(read / weights.sum(1, keepdim=True))
 
 
 def train(method):
-    omega = cpm.generate_features(method, args.features, HEAD, seed=1)
+    phi = cpm.torch.ParticleFeatureMap(HEAD, args.features, map="favor", generator=method)
     torch.manual_seed(0)  # the same initialisation and batches for every arm
-    model = Retrieval(cpm.torch.FeatureMap(omega, map="favor")).float()
+    model = Retrieval(phi).float()
     optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
     data = torch.Generator().manual_seed(1)
     for _ in range(args.steps):

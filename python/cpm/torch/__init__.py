@@ -1,8 +1,11 @@
-"""cpm in PyTorch: feature maps whose frequencies come from cpm (docs/guide/python.md).
+"""cpm in PyTorch: the feature maps of linear attention with cpm's particles, and the attention
+on them (docs/guide/python.md).
 
     import cpm.torch
-    phi = cpm.torch.FeatureMap.from_generator("coulomb", n=64, dim=16, map="favor")
+    phi = cpm.torch.ParticleFeatureMap(head_dim=16, features=64, heads=4, map="favor")
+    attention = cpm.torch.KernelAttention(64, 4, phi)
 """
-from .feature_maps import FeatureMap
+from .feature_maps import ParticleFeatureMap
+from .kernel_attention import KernelAttention
 
-__all__ = ["FeatureMap"]
+__all__ = ["KernelAttention", "ParticleFeatureMap"]
