@@ -185,7 +185,7 @@ def test_normalised_keys_have_unit_norm_and_the_queries_are_untouched(norm, orde
     ({"features": None}, "features"), ({"normalise_keys": "l3"}, "normalise_keys"),
     ({"map": "dpfp", "dpfp_nu": 8}, "dpfp_nu"), ({"projected": True}, "projected"),
     ({"map": "taylor", "features": 2}, "features"), ({"heads": 0}, "heads"),
-    ({"bandwidth": -1.0}, "bandwidth"), ({"omega": np.zeros((2, 3, HEAD))}, "omega"),
+    ({"bandwidth": -1.0}, "bandwidth"), ({"epsilon": float("nan")}, "epsilon"), ({"omega": np.zeros((2, 3, HEAD))}, "omega"),
     ({"trainable": True, "redraw": True}, "redraw")])
 def test_bad_arguments_are_refused_by_name(arguments, name):
     with pytest.raises(ValueError, match=f"^{name}:"):

@@ -152,7 +152,7 @@ class ParticleFeatureMap(torch.nn.Module):
                  dpfp_nu=1, projected=False, layer=0, redraw=False, omega=None,
                  **generator_options):
         super().__init__()
-        self._check_arguments(head_dim, features, heads, map, generator, bandwidth,
+        self._check_arguments(head_dim, features, heads, map, generator, bandwidth, epsilon,
                               normalise_keys, projected, trainable, redraw)
         self.head_dim, self.heads, self.map = head_dim, heads, map
         self.bandwidth, self.epsilon, self.dpfp_nu, self.projected = (
@@ -174,8 +174,8 @@ class ParticleFeatureMap(torch.nn.Module):
             self.register_buffer("omega", omega)
 
     @staticmethod
-    def _check_arguments(head_dim, features, heads, map, generator, bandwidth, normalise_keys,
-                         projected, trainable, redraw):
+    def _check_arguments(head_dim, features, heads, map, generator, bandwidth, epsilon,
+                         normalise_keys, projected, trainable, redraw):
         if map not in MAPS:
             raise ValueError(f"map: unknown feature map '{map}' ({', '.join(MAPS)})")
         if generator not in GENERATORS:
@@ -188,6 +188,8 @@ class ParticleFeatureMap(torch.nn.Module):
             raise ValueError(f"features: must be an integer >= 1, not {features!r}")
         if not (bandwidth > 0 and math.isfinite(bandwidth)):
             raise ValueError(f"bandwidth: must be positive and finite, not {bandwidth}")
+        if not (epsilon >= 0 and math.isfinite(epsilon)):
+            raise ValueError(f"epsilon: must be >= 0 and finite, not {epsilon}")
         if normalise_keys not in KEY_NORMS:
             raise ValueError(f"normalise_keys: must be None, 'l2' or 'l1', not {normalise_keys!r}")
         if projected and map != "dpfp":
@@ -198,7 +200,7 @@ class ParticleFeatureMap(torch.nn.Module):
 
     def _given_particles(self, omega, features):
         """omega (heads, rows, head_dim), or (rows, head_dim) for one head, as float64."""
-        omega = torch.as_tensor(np.asarray(omega, dtype=np.float64))
+        omega = torch.as_tensor(omega).detach().to(torch.float64)
         if omega.ndim == 2 and self.heads == 1:
             omega = omega[None]
         expected = f"({self.heads}, rows, {self.head_dim})"
