@@ -52,6 +52,7 @@ def causal_linear_attention(phi_q, phi_k, v, chunk=CAUSAL_CHUNK):
     n_i = S^T phi(q_i) + sum_(j<=i in chunk) A_ij v_j and den_i = phi(q_i)^T z + sum_j A_ij + delta,
     A_ij = phi(q_i)^T phi(k_j), S and z the sums over the earlier chunks."""
     t = phi_q.shape[1]
+    chunk = max(1, min(chunk, t))  # a short sequence is one chunk
     q, k, values = (_chunks(x, chunk) for x in (phi_q, phi_k, v))  # [B, H, n, c, .]
     state = _exclusive_prefix(torch.einsum("bhncm,bhncd->bhnmd", k, values))  # S (m, d)
     z = _exclusive_prefix(k.sum(3))  # (B, H, n, M)
