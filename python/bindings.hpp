@@ -28,6 +28,7 @@ void bind_feature_maps(py::module_& m);
 void bind_attention(py::module_& m);
 void bind_phase_a(py::module_& m);
 void bind_commands(py::module_& m);
+void bind_classifier(py::module_& m);
 
 using FortranArray = py::array_t<double, py::array::f_style | py::array::forcecast>;
 

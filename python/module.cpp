@@ -30,4 +30,5 @@ PYBIND11_MODULE(_cpm, m) {
   cpm::python::bind_attention(m);
   cpm::python::bind_phase_a(m);
   cpm::python::bind_commands(m);
+  cpm::python::bind_classifier(m);
 }

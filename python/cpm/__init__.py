@@ -22,6 +22,7 @@ from . import reader
 from ._cpm import (
     __version__,
     attention_features,
+    classifier_logits,
     empirical_kernel,
     energy_distance_to_gaussian,
     feature_map,
@@ -37,6 +38,7 @@ from .config import to_toml
 
 __all__ = [
     "Results", "__version__", "approximation_points", "attention_features", "check_config",
+    "classifier_logits",
     "empirical_kernel", "energy_distance_to_gaussian", "feature_map", "generate_features",
     "kernel_errors", "learn_particles", "linear_attention", "project", "reader", "rff_phases",
     "run_config", "to_toml",

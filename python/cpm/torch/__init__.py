@@ -5,7 +5,8 @@ on them (docs/guide/python.md).
     phi = cpm.torch.ParticleFeatureMap(head_dim=16, features=64, heads=4, map="favor")
     attention = cpm.torch.KernelAttention(64, 4, phi)
 """
+from .classifier import TransformerClassifier
 from .feature_maps import ParticleFeatureMap
 from .kernel_attention import KernelAttention
 
-__all__ = ["KernelAttention", "ParticleFeatureMap"]
+__all__ = ["KernelAttention", "ParticleFeatureMap", "TransformerClassifier"]
