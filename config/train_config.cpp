@@ -116,6 +116,7 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
       r.choice("align_on", {"keys", "queries_and_keys"},
                p.queries_and_keys ? "queries_and_keys" : "keys") == "queries_and_keys";
   p.normalised = r.boolean("normalised", p.normalised);
+  p.write_tokens = r.boolean("write_tokens", p.write_tokens);
   p.tolerance = r.number("tolerance", p.tolerance);
   require(r, p.tolerance >= 0.0 && p.tolerance < 1.0, "tolerance",
           "must lie in [0, 1) (0: run dynamics.steps steps)");

@@ -30,7 +30,7 @@ const std::vector<std::string>& names(ClassificationDataset);  // "sst2", "rotte
 
 struct DataConfig {
   ClassificationDataset dataset = ClassificationDataset::sst2;
-  std::string directory;  // default: CPM_DATA_DIR/<dataset>, or the Fashion-MNIST package folder
+  std::string directory;  // default: data_folder()/<dataset>, or the Fashion-MNIST package folder
   std::string train_path, eval_path;  // qqp only: GLUE train.tsv and dev.tsv
   int max_length = 64;
   int min_count = 2;
@@ -82,6 +82,9 @@ struct PhaseAConfig {
   // repulsion drift at λ = 1), so the repulsion is this fraction of the alignment drift.
   // Absent: λ = interaction.lambda as given.
   std::optional<double> repulsion_fraction;
+  // Write every head's queries, keys and particles before and after into phase_a_tokens.h5 of
+  // the output folder (io/phase_a_tokens_file.hpp), for cpm.attention_phase_a to run again.
+  bool write_tokens = false;
   std::string source;  // the configuration file, for error messages
 };
 

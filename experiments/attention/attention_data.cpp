@@ -1,6 +1,7 @@
 #include "experiments/attention/attention_data.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "io/input_error.hpp"
@@ -13,20 +14,20 @@ namespace {
 
 const std::string kFashionMnistDirectory = "/usr/share/datasets/fashion-mnist";
 
-// The data set's folder: data.directory, else the Fashion-MNIST package folder or the build's data
-// folder (CMake cache variable CPM_DATA_DIR). A missing folder stops with how to point cpm at it.
+// The data set's folder: data.directory, else the Fashion-MNIST package folder or
+// data_folder()/<name>. A missing folder stops with how to point cpm at it.
 std::string data_directory(const DataConfig& c) {
   std::string dir = c.directory;
   if (dir.empty())
     dir = c.dataset == ClassificationDataset::fashion_mnist
               ? kFashionMnistDirectory
-              : std::string(CPM_DATA_DIR) + "/" + name_of(c.dataset);
+              : data_folder() + "/" + name_of(c.dataset);
   if (c.dataset != ClassificationDataset::qqp && !std::filesystem::is_directory(dir))
     throw InputError(dir + ": data folder not found (set data.directory in the configuration, " +
                      (c.dataset == ClassificationDataset::fashion_mnist
                           ? std::string("or install dataset-fashion-mnist)")
-                          : std::string("or configure the build with -DCPM_DATA_DIR=<folder "
-                                        "holding sst2/ and rotten_tomatoes/>)")));
+                          : std::string("or CPM_DATA_DIR in the environment to the folder "
+                                        "holding sst2/ and rotten_tomatoes/)")));
   return dir;
 }
 
@@ -48,6 +49,11 @@ SequenceSet encode(const Tokenizer& tokenizer, const TextExamples& e, int max_le
 }
 
 }  // namespace
+
+std::string data_folder() {
+  const char* environment = std::getenv("CPM_DATA_DIR");
+  return environment && *environment ? std::string(environment) : std::string(CPM_DATA_DIR);
+}
 
 ExperimentTasks load_experiment_tasks(const TrainConfig& config) {
   const ExperimentConfig& e = config.experiment;

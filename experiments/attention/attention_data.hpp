@@ -21,6 +21,10 @@ struct AttentionTask {
   SequenceSet train, evaluation;
 };
 
+// The folder holding the text data sets (sst2/, rotten_tomatoes/), found when a command runs:
+// CPM_DATA_DIR in the environment, else the build's default (CMake cache variable CPM_DATA_DIR).
+std::string data_folder();
+
 // Loads and encodes `config.dataset`. The tokenizer is built from the training split unless a
 // vocabulary is given (from a checkpoint); then only the evaluation split is encoded.
 AttentionTask load_attention_task(const DataConfig& config,

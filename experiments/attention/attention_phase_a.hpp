@@ -23,11 +23,16 @@
 // the alignment (tolerance, check_every, with dynamics.steps as the cap), and λ set so that the
 // repulsion drift is a stated fraction of the alignment drift at the start (repulsion_fraction).
 #include <Eigen/Dense>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "config/train_config.hpp"
 #include "experiments/attention/attention_data.hpp"
 #include "physics/external_potential.hpp"
+#include "physics/random_feature_maps.hpp"
 #include "solvers/interaction_sum.hpp"
 #include "transformer/transformer_classifier.hpp"
 
@@ -70,10 +75,30 @@ struct LinearFitResidual {
 // diagnostic says something only for m > d (m = 64, d_head = 16 in the examples).
 LinearFitResidual linear_fit_residual(const Eigen::MatrixXd& before, const Eigen::MatrixXd& after);
 
-// Updates model.particles() in place. `seed` keys the sequence subset and the Langevin noise.
+// The per-token targets of Phase A: the targets T_i of sequence i (a row of sequence_targets,
+// already centred if asked) spread over its lengths[i] tokens as T_i n_tok / (n |S_i|), the token
+// rows of the sequences in order; with `both` the rows are repeated below for the queries, each
+// half then weighing 1/2.
+Eigen::MatrixXd spread_token_targets(const Eigen::MatrixXd& sequence_targets,
+                                     const std::vector<std::size_t>& lengths, bool both);
+
+// One head's Phase A: the particles omega (m, d_head) move in place on the alignment potential of
+// the token rows x (already scaled by the feature input scale) with per-row targets, with the
+// repulsion, γ_eff, λ and stop rule of `config`; `replica` keys this head's Langevin noise.
+// after_step(step) runs after every step (progress, a pending Ctrl-C).
+HeadAlignment align_head_tokens(Eigen::MatrixXd& omega, std::shared_ptr<const Eigen::MatrixXd> x,
+                                const Eigen::MatrixXd& token_targets, const FeatureMap& map,
+                                const PhaseAConfig& config, std::uint64_t seed,
+                                std::uint64_t replica,
+                                const std::function<void(int)>& after_step = {});
+
+// Updates model.particles() in place, head by head (replica l · heads + h of `seed`). `seed` keys
+// the sequence subset and the Langevin noise. With a tokens_file, every head's queries, keys and
+// particles before and after are written there (io/phase_a_tokens_file.hpp).
 std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
                                        const SequenceSet& train, int classes,
                                        const PhaseAConfig& config, std::uint64_t seed,
-                                       int batch_size, bool progress);
+                                       int batch_size, bool progress,
+                                       const std::string& tokens_file = "");
 
 }  // namespace cpm

@@ -191,8 +191,9 @@ TrainResult train_attention_model(const TrainConfig& config, const AttentionTask
                {"epoch", "step", "loss", "learning_rate", "gradient_norm", "tokens_per_second"},
                restarting && in_folder(recovery->restart, directory));
   auto run_phase = [&] {
-    result.phase_a = run_phase_a(model, task.train, task.classes, config.phase_a, t.seed,
-                                 t.batch_size, progress);
+    result.phase_a =
+        run_phase_a(model, task.train, task.classes, config.phase_a, t.seed, t.batch_size, progress,
+                    config.phase_a.write_tokens ? directory + "/phase_a_tokens.h5" : "");
     write_phase_a_table(directory + "/phase_a.csv", result.phase_a);
   };
   Progress bar("cpm train " + variant.name(),

@@ -12,16 +12,17 @@
 
 namespace cpm {
 
-RecallHeadAlignment align_head_particles(float* omega, int rows, int d, AttentionTargets targets,
+RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
-                                         std::uint64_t replica, const std::string& source) {
+                                         std::uint64_t replica, const std::string& source,
+                                         const std::function<void()>& between_steps) {
   const auto clock_start = std::chrono::steady_clock::now();
+  const int rows = static_cast<int>(omega.rows()), d = static_cast<int>(omega.cols());
   const double radius = config.radius.value_or(2.0 * std::sqrt(static_cast<double>(d)));
   const Domain domain =
       radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(d), radius) : Domain::whole_space(d);
   Particles particles(rows, d);
-  for (int k = 0; k < rows; ++k)
-    for (int a = 0; a < d; ++a) particles.positions(k, a) = omega[k * d + a];
+  particles.positions = omega;
   domain.project_all(particles.positions);
   const Eigen::MatrixXd initial = particles.positions;
 
@@ -50,12 +51,17 @@ RecallHeadAlignment align_head_particles(float* omega, int rows, int d, Attentio
       {domain, potential, interaction, config.dynamics, rows, seed, source, "phase_a.interaction"},
       replica);
   if (system.minimizer) {  // β = ∞: max_iterations is Phase A's budget, not an error
-    const MinimizationResult result = system.minimizer->minimize(particles.positions);
+    const MinimizationResult result =
+        system.minimizer->minimize(particles.positions, [&](const MinimizerProgress&) {
+          if (between_steps) between_steps();
+        });
     a.iterations = result.iterations;
     a.converged = result.converged;
   } else {
-    for (int step = 1; step <= config.dynamics.steps; ++step)
+    for (int step = 1; step <= config.dynamics.steps; ++step) {
       system.integrator->advance_to(particles, step * config.dynamics.step);
+      if (between_steps) between_steps();
+    }
     a.iterations = config.dynamics.steps;
   }
   if (!particles.positions.allFinite())
@@ -64,9 +70,21 @@ RecallHeadAlignment align_head_particles(float* omega, int rows, int d, Attentio
   a.after = potential->alignment(particles.positions);
   a.displacement = std::sqrt((particles.positions - initial).rowwise().squaredNorm().mean());
   a.norm_after = std::sqrt(particles.positions.rowwise().squaredNorm().mean());
-  for (int k = 0; k < rows; ++k)
-    for (int c = 0; c < d; ++c) omega[k * d + c] = static_cast<float>(particles.positions(k, c));
+  omega = particles.positions;
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
+  return a;
+}
+
+RecallHeadAlignment align_head_particles(float* omega, int rows, int d, AttentionTargets targets,
+                                         const RecallPhaseAConfig& config, std::uint64_t seed,
+                                         std::uint64_t replica, const std::string& source) {
+  Eigen::MatrixXd w(rows, d);
+  for (int k = 0; k < rows; ++k)
+    for (int a = 0; a < d; ++a) w(k, a) = omega[k * d + a];
+  RecallHeadAlignment a =
+      align_head_particles(w, std::move(targets), config, seed, replica, source);
+  for (int k = 0; k < rows; ++k)
+    for (int c = 0; c < d; ++c) omega[k * d + c] = static_cast<float>(w(k, c));
   return a;
 }
 

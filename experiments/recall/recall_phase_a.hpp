@@ -6,6 +6,7 @@
 // RMS alignment drift of the initial particles equal to γ, and λ makes the repulsion drift
 // repulsion_fraction of it.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "config/recall_config.hpp"
@@ -24,8 +25,13 @@ struct RecallHeadAlignment {
   double seconds = 0.0;
 };
 
-// Moves the particle block `omega` ((rows, d) row-major) in place. `replica` keys the noise of
-// this head (finite β only).
+// Moves the particles omega (rows, d) in place. `replica` keys the noise of this head (finite β
+// only). between_steps() runs after every step or minimiser iteration (a pending Ctrl-C).
+RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTargets targets,
+                                         const RecallPhaseAConfig& config, std::uint64_t seed,
+                                         std::uint64_t replica, const std::string& source,
+                                         const std::function<void()>& between_steps = {});
+// The same for the particle block `omega` ((rows, d) row-major floats) of a model.
 RecallHeadAlignment align_head_particles(float* omega, int rows, int d, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
                                          std::uint64_t replica, const std::string& source);
