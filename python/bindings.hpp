@@ -27,6 +27,8 @@ void bind_frequencies(py::module_& m);
 void bind_feature_maps(py::module_& m);
 void bind_attention(py::module_& m);
 void bind_phase_a(py::module_& m);
+void bind_attention_phase_a(py::module_& m);
+void bind_datasets(py::module_& m);
 void bind_commands(py::module_& m);
 void bind_classifier(py::module_& m);
 

@@ -29,6 +29,8 @@ PYBIND11_MODULE(_cpm, m) {
   cpm::python::bind_feature_maps(m);
   cpm::python::bind_attention(m);
   cpm::python::bind_phase_a(m);
+  cpm::python::bind_attention_phase_a(m);
+  cpm::python::bind_datasets(m);
   cpm::python::bind_commands(m);
   cpm::python::bind_classifier(m);
 }

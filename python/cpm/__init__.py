@@ -11,7 +11,8 @@ every command's studies, over the C++ library (docs/guide/python.md).
 Arrays: an (N, d) float64 array in Fortran order is the library's particle layout and crosses
 without a copy where a call works in place (`project`); returned arrays are the library's own
 memory. Bad input raises ValueError with the command line's one-line message; Ctrl-C raises
-KeyboardInterrupt. cpm.reader reads output files; cpm.torch holds a PyTorch feature map.
+KeyboardInterrupt. cpm.reader reads output files; cpm.torch holds the PyTorch side: particle
+feature maps, kernel attention and Phase A on a model's own heads.
 """
 try:
     from . import _cpm  # noqa: F401  (its absence is reported here, in one line)
@@ -22,7 +23,9 @@ from . import reader
 from ._cpm import (
     __version__,
     attention_features,
+    attention_phase_a,
     classifier_logits,
+    data_folder,
     empirical_kernel,
     energy_distance_to_gaussian,
     feature_map,
@@ -30,6 +33,7 @@ from ._cpm import (
     kernel_errors,
     learn_particles,
     linear_attention,
+    load_classification,
     project,
     rff_phases,
 )
@@ -37,8 +41,9 @@ from .commands import Results, approximation_points, check_config, run_config
 from .config import to_toml
 
 __all__ = [
-    "Results", "__version__", "approximation_points", "attention_features", "check_config",
-    "classifier_logits",
+    "Results", "__version__", "approximation_points", "attention_features", "attention_phase_a",
+    "check_config",
+    "classifier_logits", "data_folder", "load_classification",
     "empirical_kernel", "energy_distance_to_gaussian", "feature_map", "generate_features",
     "kernel_errors", "learn_particles", "linear_attention", "project", "reader", "rff_phases",
     "run_config", "to_toml",

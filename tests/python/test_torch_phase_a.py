@@ -1,0 +1,155 @@
+"""cpm.torch.phase_a: Phase A on a PyTorch model's own heads, head by head the arrays' Phase A
+(cpm.attention_phase_a) on the queries and keys the model gives, layer by layer from the bottom,
+the particles written back and frozen."""
+import numpy as np
+import pytest
+
+import cpm
+
+torch = pytest.importorskip("torch")
+import cpm.torch  # noqa: E402
+
+D_MODEL, HEADS, HEAD_DIM, FEATURES = 8, 2, 4, 6
+
+
+class Stack(torch.nn.Module):
+    """Residual KernelAttention layers, the input (B, T, d_model) and an optional mask."""
+
+    def __init__(self, layers=1, causal=False):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(
+            cpm.torch.KernelAttention(
+                D_MODEL, HEADS, cpm.torch.ParticleFeatureMap(HEAD_DIM, FEATURES, heads=HEADS,
+                                                             seed=layer + 1), causal=causal)
+            for layer in range(layers))
+
+    def forward(self, x, mask=None):
+        for block in self.blocks:
+            x = x + block(x, mask=mask)
+        return x
+
+
+def _model(layers=1, causal=False):
+    torch.manual_seed(0)
+    return Stack(layers, causal).double()
+
+
+def _batches(count=2, batch=3, length=5):
+    g = torch.Generator().manual_seed(1)
+    return [torch.randn(batch, length, D_MODEL, generator=g, dtype=torch.float64)
+            for _ in range(count)]
+
+
+def _heads_of(block, inputs, masks=None):
+    """Each head's (rows, head_dim) queries and keys over the batches, and the sequence numbers."""
+    qs, ks, sequence, first = [], [], [], 0
+    for i, x in enumerate(inputs):
+        b, t, _ = x.shape
+        q = block.q_proj(x).reshape(b, t, HEADS, HEAD_DIM)
+        k = block.k_proj(x).reshape(b, t, HEADS, HEAD_DIM)
+        for s in range(b):
+            keep = slice(None) if masks is None else masks[i][s]
+            qs.append(q[s][keep])
+            ks.append(k[s][keep])
+            sequence += [first] * qs[-1].shape[0]
+            first += 1
+    q, k = torch.cat(qs).detach(), torch.cat(ks).detach()
+    return [(q[:, h].numpy(), k[:, h].numpy()) for h in range(HEADS)], np.array(sequence)
+
+
+def _expected_layer(block, inputs, layer, masks=None, **options):
+    heads, sequence = _heads_of(block, inputs, masks)
+    omega = block.feature_map.omega.detach()
+    return np.stack([
+        cpm.attention_phase_a(q, k, omega[h].numpy(), sequence=sequence, causal=block.causal,
+                              replica=layer * HEADS + h, **options)[0]
+        for h, (q, k) in enumerate(heads)])
+
+
+def test_each_head_gets_the_particles_of_the_arrays_phase_a():
+    model, batches = _model(), _batches()
+    expected = _expected_layer(model.blocks[0], batches, 0, max_iterations=20)
+    table = cpm.torch.phase_a(model, batches, max_iterations=20, progress=False)
+    assert np.array_equal(model.blocks[0].feature_map.omega.numpy(), expected)
+    assert list(table["head"]) == [0, 1] and list(table["layer"]) == [0, 0]
+    assert list(table["module"]) == ["blocks.0.feature_map"] * 2
+    assert (table["alignment_after"] < table["alignment_before"]).all()
+
+
+def test_layers_are_aligned_from_the_bottom_with_the_updated_layers_below():
+    model, batches = _model(layers=2), _batches()
+    reference = _model(layers=2)
+    first = _expected_layer(reference.blocks[0], batches, 0, max_iterations=10)
+    reference.blocks[0].feature_map.set_particles(torch.as_tensor(first))
+    with torch.no_grad():  # the second layer sees the first layer's output with its new particles
+        inputs = [x + reference.blocks[0](x) for x in batches]
+    second = _expected_layer(reference.blocks[1], inputs, 1, max_iterations=10)
+    cpm.torch.phase_a(model, batches, max_iterations=10, progress=False)
+    assert np.array_equal(model.blocks[0].feature_map.omega.numpy(), first)
+    assert np.array_equal(model.blocks[1].feature_map.omega.numpy(), second)
+
+
+def test_the_particles_are_frozen_and_the_model_keeps_its_mode():
+    model, batches = _model(), _batches()
+    model.train()
+    fmap = model.blocks[0].feature_map
+    cpm.torch.phase_a(model, batches, max_iterations=3, progress=False)
+    assert fmap.frozen and model.training and fmap.recorder is None
+    omega = fmap.omega.clone()
+    fmap.request_redraw()
+    fmap.new_feature_map(omega.device)
+    assert torch.equal(fmap.omega, omega)
+    out = model(batches[0])  # the linearised model still runs and back-propagates
+    out.sum().backward()
+
+
+def test_padding_is_left_out_and_causal_comes_from_the_attention():
+    model, batches = _model(causal=True), _batches()
+    masks = [torch.arange(5)[None, :] < torch.tensor([[5], [3], [1]]) for _ in batches]
+    expected = _expected_layer(model.blocks[0], batches, 0, masks=masks, max_iterations=5)
+    changed = [x.clone() for x in batches]
+    for x, m in zip(changed, masks):
+        x[~m] = 100.0  # padding values must not matter
+    cpm.torch.phase_a(model, [(x, m) for x, m in zip(changed, masks)], masks=masks,
+                      max_iterations=5, progress=False)
+    assert np.array_equal(model.blocks[0].feature_map.omega.numpy(), expected)
+
+
+def test_labels_target_reads_one_label_per_sequence():
+    model, batches = _model(), _batches()
+    labels = [torch.tensor([0, 1, 0]), torch.tensor([1, 1, 0])]
+    heads, sequence = _heads_of(model.blocks[0], batches)
+    omega = model.blocks[0].feature_map.omega
+    expected = cpm.attention_phase_a(*heads[1], omega[1].numpy(), sequence=sequence,
+                                     target="labels", labels=[0, 1, 0, 1, 1, 0], replica=1,
+                                     steps=4)[0]
+    table = cpm.torch.phase_a(model, batches, target="labels", labels=labels, steps=4,
+                              progress=False)
+    assert np.array_equal(model.blocks[0].feature_map.omega[1].numpy(), expected)
+    assert (table["steps"] == 4).all()
+
+
+def test_bad_calls_raise_value_error():
+    with pytest.raises(ValueError, match="model: holds no cpm.torch.ParticleFeatureMap"):
+        cpm.torch.phase_a(torch.nn.Linear(8, 8).double(), _batches(), progress=False)
+    with pytest.raises(ValueError, match="labels: target 'labels' needs"):
+        cpm.torch.phase_a(_model(), _batches(), target="labels", progress=False)
+    with pytest.raises(ValueError, match="masks: 1 masks for 2 batches"):
+        cpm.torch.phase_a(_model(), _batches(), masks=[torch.ones(3, 5, dtype=torch.bool)],
+                          progress=False)
+    with pytest.raises(ValueError, match="batches: no batch"):
+        cpm.torch.phase_a(_model(), [], progress=False)
+    with pytest.raises(ValueError, match="wobble: not an option"):
+        cpm.torch.phase_a(_model(), _batches(), wobble=1, progress=False)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the GPU path is not "
+                    "run here")
+def test_a_model_on_the_gpu_gets_its_particles_on_the_gpu():
+    model, batches = _model(), _batches()
+    expected = _expected_layer(model.blocks[0], batches, 0, max_iterations=5)
+    model.cuda()
+    cpm.torch.phase_a(model, [x.cuda() for x in batches], max_iterations=5, progress=False)
+    omega = model.blocks[0].feature_map.omega
+    assert omega.is_cuda
+    assert np.allclose(omega.cpu().numpy(), expected, rtol=1e-9, atol=1e-12)
