@@ -153,3 +153,47 @@ def test_a_model_on_the_gpu_gets_its_particles_on_the_gpu():
     omega = model.blocks[0].feature_map.omega
     assert omega.is_cuda
     assert np.allclose(omega.cpu().numpy(), expected, rtol=1e-9, atol=1e-12)
+
+
+h5py = pytest.importorskip("h5py")
+
+
+@pytest.mark.parametrize("map_name", ["favor", "porf-softplus"])
+def test_the_pytorch_copy_of_a_cpm_train_model_gets_its_particles_to_float32_keys(
+        map_name, tiny_sst2, tmp_path, command_line):
+    """cpm train runs Phase A alone (one warm-up epoch, no epoch after) and writes its tokens;
+    the PyTorch copy of model.h5, started from the same particles on the same sequences, gives
+    Phase A's particles to the difference its float32 keys make: PyTorch sums the projections in
+    another order than the C++ (about 1e-7 of each key), and the C++ model rounds a layer's new
+    particles to float before the next layer's keys (measured: 1e-9 of the particles in the first
+    layer, 2e-8 in the second, 3e-7 of Phase A's displacement)."""
+    out = tmp_path / "out"
+    config = tmp_path / "train.toml"
+    config.write_text(
+        f'[data]\ndataset = "sst2"\ndirectory = "{tiny_sst2}"\nmax_length = 16\nmin_count = 1\n'
+        f'[model]\nd_model = 16\nheads = 2\nlayers = 2\nd_ff = 16\nfeatures = 8\ndropout = 0.0\n'
+        f'attention = "kernel-{map_name}"\n[training]\nepochs = 0\nbatch_size = 16\n'
+        f'learning_rate = 0.03\nwarmup_steps = 1\nseed = 3\n[phase_a]\nwarmup_epochs = 2\n'
+        f'sequences = 40\nwrite_tokens = true\n[phase_a.dynamics]\nsteps = 6\n'
+        f'[evaluation]\nrobustness = false\n[output]\ndirectory = "{out}"\n')
+    command_line("train", config, "--quiet")
+    model = cpm.torch.TransformerClassifier.from_model_file(out / "model.h5")
+    with h5py.File(out / "phase_a_tokens.h5", "r") as f:
+        tokens = torch.as_tensor(f["tokens"][:]).long()
+        lengths = torch.as_tensor(f["sequence_lengths"][:])
+        labels = torch.as_tensor(f["labels"][:])
+        initial, final = ([np.stack([f[f"layer_{layer}/head_{h}/{name}_particles"][:]
+                                     for h in range(2)]) for layer in range(2)]
+                          for name in ("initial", "final"))
+    maps = [block.attention.feature_map for block in model.blocks]
+    for fmap, start in zip(maps, initial):
+        fmap.set_particles(torch.as_tensor(start))
+    mask = torch.arange(tokens.shape[1]) < lengths[:, None]
+    batches = [(tokens[i:i + 16], lengths[i:i + 16]) for i in range(0, len(tokens), 16)]
+    cpm.torch.phase_a(model, batches, target="labels", masks=mask.split(16),
+                      labels=labels.split(16), seed=3, steps=6, progress=False)
+    for fmap, start, end in zip(maps, initial, final):
+        difference = np.abs(fmap.omega.double().numpy() - end).max()
+        print(f"{map_name}: |torch - cpm train| {difference:.2e}, Phase A moved the particles "
+              f"by {np.abs(end - start).max():.2e}")
+        assert difference <= 1e-5 * np.abs(end - start).max()
