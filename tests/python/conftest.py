@@ -56,3 +56,21 @@ def tiny_sst2(tmp_path_factory):
             for sentence, label in _sentences(count, seed):
                 out.write(f"{sentence} \t{label}\n")
     return folder
+
+
+@pytest.fixture
+def cuda_device():
+    """The CUDA device for the GPU tests; without one they are skipped with this one reason,
+    which pytest's summary then gives once for all of them."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the GPU tests run where one is present")
+    return torch.device("cuda")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The GPU tests' skip, said once at the end of the run."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if "no CUDA device" in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(f"{len(skipped)} GPU tests skipped: no CUDA device here")

@@ -215,12 +215,10 @@ def test_dtype_device_and_state_dict_follow_the_module():
     assert other.double().omega.dtype == torch.float64
 
 
-def test_a_cuda_device_gives_the_values_of_the_cpu():
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
+def test_a_cuda_device_gives_the_values_of_the_cpu(cuda_device):
     phi = ParticleFeatureMap(HEAD, 6, heads=2, map="hedgehog")
     x = torch.as_tensor(rng.normal(size=(2, 3, 2, HEAD)))
-    on_device = phi.to("cuda").forward_keys(x.to("cuda"))
+    on_device = phi.to(cuda_device).forward_keys(x.to(cuda_device))
     assert on_device.device.type == "cuda"
     assert torch.allclose(on_device.cpu(), phi.to("cpu").forward_keys(x), rtol=1e-10)
 

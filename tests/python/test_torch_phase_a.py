@@ -143,13 +143,12 @@ def test_bad_calls_raise_value_error():
         cpm.torch.phase_a(_model(), _batches(), wobble=1, progress=False)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the GPU path is not "
-                    "run here")
-def test_a_model_on_the_gpu_gets_its_particles_on_the_gpu():
+def test_a_model_on_the_gpu_gets_its_particles_on_the_gpu(cuda_device):
     model, batches = _model(), _batches()
     expected = _expected_layer(model.blocks[0], batches, 0, max_iterations=5)
-    model.cuda()
-    cpm.torch.phase_a(model, [x.cuda() for x in batches], max_iterations=5, progress=False)
+    model.to(cuda_device)
+    cpm.torch.phase_a(model, [x.to(cuda_device) for x in batches], max_iterations=5,
+                      progress=False)
     omega = model.blocks[0].feature_map.omega
     assert omega.is_cuda
     assert np.allclose(omega.cpu().numpy(), expected, rtol=1e-9, atol=1e-12)
