@@ -196,3 +196,18 @@ def test_the_pytorch_copy_of_a_cpm_train_model_gets_its_particles_to_float32_key
         print(f"{map_name}: |torch - cpm train| {difference:.2e}, Phase A moved the particles "
               f"by {np.abs(end - start).max():.2e}")
         assert difference <= 1e-5 * np.abs(end - start).max()
+
+
+def test_sequences_keeps_the_first_sequences_of_the_batches():
+    model, batches = _model(), _batches()
+    labels = [torch.tensor([0, 1, 0]), torch.tensor([1, 1, 0])]
+    heads, sequence = _heads_of(model.blocks[0], [batches[0], batches[1][:1]])
+    omega = model.blocks[0].feature_map.omega
+    expected = [cpm.attention_phase_a(*heads[h], omega[h].numpy(), sequence=sequence,
+                                      target="labels", labels=[0, 1, 0, 1], replica=h,
+                                      steps=3)[0] for h in range(HEADS)]
+    cpm.torch.phase_a(model, batches, target="labels", labels=labels, sequences=4, steps=3,
+                      progress=False)
+    assert np.array_equal(model.blocks[0].feature_map.omega.numpy(), np.stack(expected))
+    with pytest.raises(ValueError, match="sequences: expected a positive integer"):
+        cpm.torch.phase_a(_model(), batches, sequences=0, progress=False)

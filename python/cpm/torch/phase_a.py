@@ -93,6 +93,17 @@ def _record(model, fmap, batches):
     return queries, keys
 
 
+def _first_sequences(tensors, count):
+    """The batches' tensors [B, T, H, D] cut after the first `count` sequences."""
+    out = []
+    for x in tensors:
+        if count <= 0:
+            break
+        out.append(x[:count])
+        count -= x.shape[0]
+    return out
+
+
 def _head_rows(tensors, masks, head):
     """One head's rows (n, D) of every sequence, padding left out, and each row's sequence."""
     rows, sequence, first = [], [], 0
@@ -122,14 +133,17 @@ def _sequence_labels(labels, masks, tensors):
 
 
 def phase_a(model, batches, target="softmax", labels=None, masks=None, causal=False, seed=1,
-            progress=True, **options):
+            sequences=None, progress=True, **options):
     """Runs Phase A on every ParticleFeatureMap of `model` and freezes the particles.
 
     batches: model inputs (a tensor, a tuple of positional arguments or a dict of keyword
     arguments each), iterated once per layer; masks: one (B, T) bool tensor per batch, True for
     real tokens (None: every position is one); labels: one (B,) tensor of class labels per batch
     (target "labels"); causal: for maps whose module has no `causal` attribute (KernelAttention's
-    is used). target and **options: those of cpm.attention_phase_a (gamma, steps, temperature,
+    is used); sequences: align on the first this many sequences of the batches (None: all). The
+    softmax and capacity targets cost about sum_s L_s^2 * m * d per iteration (every query with
+    every key of its sequence): a few dozen sequences of a few hundred tokens, as cpm recall
+    aligns 8 sequences. target and **options: those of cpm.attention_phase_a (gamma, steps, temperature,
     ...). Head h of the l-th layer runs with noise replica l * heads + h of `seed`.
     Returns a pandas DataFrame: module, layer, head and cpm.attention_phase_a's report."""
     import pandas
@@ -137,6 +151,8 @@ def phase_a(model, batches, target="softmax", labels=None, masks=None, causal=Fa
     batches = list(batches)
     if not batches:
         raise ValueError("batches: no batch given")
+    if sequences is not None and (not isinstance(sequences, int) or sequences < 1):
+        raise ValueError(f"sequences: expected a positive integer, got {sequences!r}")
     masks = None if masks is None else [torch.as_tensor(m, dtype=torch.bool) for m in masks]
     labels = None if labels is None else list(labels)
     if masks is not None and len(masks) != len(batches):
@@ -157,6 +173,9 @@ def phase_a(model, batches, target="softmax", labels=None, masks=None, causal=Fa
         for layer, fmap in enumerate(maps):
             queries, keys = _record(model, fmap, batches)
             sequence_labels = None if labels is None else _sequence_labels(labels, masks, keys)
+            if sequences is not None:
+                queries = _first_sequences(queries, sequences)
+                keys = _first_sequences(keys, sequences)
             is_causal = bool(getattr(owners.get(fmap), "causal", causal))
             particles = fmap.omega.detach().to("cpu", torch.float64)
             heads = particles.shape[0]
@@ -164,12 +183,13 @@ def phase_a(model, batches, target="softmax", labels=None, masks=None, causal=Fa
             for h in range(heads):
                 q, sequence = _head_rows(queries, masks, h)
                 k, _ = _head_rows(keys, masks, h)
+                kept = None if sequence_labels is None else sequence_labels[:sequence[-1] + 1]
                 started = time.perf_counter()
                 new, report = _cpm.attention_phase_a(
                     q, k, particles[h].numpy(), sequence=sequence, causal=is_causal,
-                    target=target, labels=sequence_labels, map=fmap.map,
+                    target=target, labels=kept, map=fmap.map,
                     bandwidth=fmap.bandwidth, seed=seed, replica=layer * heads + h, **options)
-                report["seconds_with_transfer"] = time.perf_counter() - started
+                report["seconds_with_transfer"] = time.perf_counter() - started  # arrays in and out
                 aligned.append(torch.as_tensor(np.ascontiguousarray(new)))
                 rows.append({"module": names.get(fmap, ""), "layer": layer, "head": h, **report})
                 if progress:
