@@ -1,16 +1,19 @@
 #include "experiments/recall/attention_weight_alignment.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
-#include "transformer/thread_index.hpp"
+#include "solvers/simd_math.hpp"
 
 namespace cpm {
 
 namespace {
 
-constexpr Eigen::Index kPairBlock = 2048;  // pairs per block of Z = U Ωᵀ
+constexpr Eigen::Index kPairBlock = 2048;  // the fewest pairs in a block of queries
+constexpr Eigen::Index kMaxBlocks = 64;    // at most about so many blocks (their key sums)
 
 // log Σ_j exp(v_j) of a row or a segment. Scalar std::exp: Eigen's vectorised exp in double
 // draws false -Wuninitialized reports from GCC 12's AVX-512 headers.
@@ -20,6 +23,41 @@ double log_sum_exp(const V& v) {
   double sum = 0.0;
   for (Eigen::Index j = 0; j < v.size(); ++j) sum += std::exp(v[j] - top);
   return top + std::log(sum);
+}
+
+// log Σ_k exp(x_k + y_k) over m entries (the log-kernel of a pair from its two score rows).
+double log_sum_exp_of_sum(const double* x, const double* y, Eigen::Index m) {
+  constexpr Eigen::Index width = SimdDouble::size;
+  double top = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index k = 0; k < m; ++k) top = std::max(top, x[k] + y[k]);
+  const SimdDouble shift(top);
+  SimdDouble sums(0.0);
+  Eigen::Index k = 0;
+  for (; k + width <= m; k += width)
+    sums +=
+        xsimd::exp(SimdDouble::load_unaligned(x + k) + SimdDouble::load_unaligned(y + k) - shift);
+  double sum = xsimd::hadd(sums);
+  for (; k < m; ++k) sum += std::exp(x[k] + y[k] - top);
+  return top + std::log(sum);
+}
+
+// r_k = w exp(x_k + y_k − c) added to both a and b (a pair's term of its query's and key's sums).
+void add_scaled_exponentials(double* a, double* b, const double* x, const double* y, double c,
+                             double w, Eigen::Index m) {
+  constexpr Eigen::Index width = SimdDouble::size;
+  const SimdDouble shift(c), weight(w);
+  Eigen::Index k = 0;
+  for (; k + width <= m; k += width) {
+    const SimdDouble r = weight * xsimd::exp(SimdDouble::load_unaligned(x + k) +
+                                             SimdDouble::load_unaligned(y + k) - shift);
+    (SimdDouble::load_unaligned(a + k) + r).store_unaligned(a + k);
+    (SimdDouble::load_unaligned(b + k) + r).store_unaligned(b + k);
+  }
+  for (; k < m; ++k) {
+    const double r = w * std::exp(x[k] + y[k] - c);
+    a[k] += r;
+    b[k] += r;
+  }
 }
 
 }  // namespace
@@ -46,9 +84,8 @@ AttentionWeightPotential::AttentionWeightPotential(AttentionTargets targets, dou
   if (t_.keys.cols() != d || static_cast<Eigen::Index>(t_.key_begin.size()) != n_q ||
       static_cast<Eigen::Index>(t_.key_end.size()) != n_q || n_q == 0)
     throw std::invalid_argument("attention weight alignment: inconsistent queries and keys");
-  u_.resize(t_.pairs(), d);
-  offset_.resize(t_.pairs());
-  query_of_pair_.resize(t_.pairs());
+  query_offset_ = -0.5 * t_.queries.rowwise().squaredNorm();
+  key_offset_ = -0.5 * t_.keys.rowwise().squaredNorm();
   Eigen::Index p = 0;
   for (Eigen::Index a = 0; a < n_q; ++a) {
     if (t_.key_begin[a] < 0 || t_.key_end[a] > t_.keys.rows() || t_.key_end[a] <= t_.key_begin[a])
@@ -58,9 +95,6 @@ AttentionWeightPotential::AttentionWeightPotential(AttentionTargets targets, dou
     for (Eigen::Index i = t_.key_begin[a]; i < t_.key_end[a]; ++i, ++p) {
       if (p >= t_.pairs())
         throw std::invalid_argument("attention weight alignment: fewer targets than pairs");
-      u_.row(p) = t_.queries.row(a) + t_.keys.row(i);
-      offset_[p] = -0.5 * (t_.queries.row(a).squaredNorm() + t_.keys.row(i).squaredNorm());
-      query_of_pair_[p] = a;
       const double target = t_.target[p];
       if (!(target >= 0.0)) throw std::invalid_argument("attention weight alignment: p < 0");
       mass += target;
@@ -74,25 +108,37 @@ AttentionWeightPotential::AttentionWeightPotential(AttentionTargets targets, dou
     throw std::invalid_argument("attention weight alignment: more targets than pairs");
   target_entropy_ /= static_cast<double>(n_q);
   first_pair_.push_back(p);
+  // Blocks of whole queries with at least max(kPairBlock, pairs / kMaxBlocks) pairs each.
+  const Eigen::Index per_block = std::max(kPairBlock, (p + kMaxBlocks - 1) / kMaxBlocks);
+  for (Eigen::Index a = 0; a < n_q;) {
+    Block block{a, a, t_.key_begin[a], t_.key_end[a]};
+    while (block.end_query < n_q &&
+           first_pair_[block.end_query] - first_pair_[block.first_query] < per_block) {
+      block.key_lo = std::min(block.key_lo, t_.key_begin[block.end_query]);
+      block.key_hi = std::max(block.key_hi, t_.key_end[block.end_query]);
+      ++block.end_query;
+    }
+    blocks_.push_back(block);
+    a = block.end_query;
+  }
 }
 
 double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
                                                Eigen::MatrixXd* gradient) const {
-  const Eigen::Index pairs = t_.pairs(), n_q = t_.queries.rows();
-  const Eigen::Index blocks = (pairs + kPairBlock - 1) / kPairBlock;
-  log_kernel_.resize(pairs);
-  weights_.resize(pairs);
-  scratch_.resize(static_cast<std::size_t>(max_threads()));
-  for (Eigen::MatrixXd& z : scratch_) z.resize(kPairBlock, particles.rows());  // once per shape
-    // log κ_ai = offset + logsumexp_k ω_kᵀu_ai.
-#pragma omp parallel for schedule(static)
-  for (Eigen::Index b = 0; b < blocks; ++b) {
-    const Eigen::Index first = b * kPairBlock, count = std::min(kPairBlock, pairs - first);
-    auto z = scratch_[omp_thread()].topRows(count);
-    z.noalias() = u_.middleRows(first, count) * particles.transpose();
-    for (Eigen::Index r = 0; r < count; ++r)
-      log_kernel_[first + r] = offset_[first + r] + log_sum_exp(z.row(r));
-  }
+  const Eigen::Index n_q = t_.queries.rows(), m = particles.rows();
+  const auto blocks = static_cast<Eigen::Index>(blocks_.size());
+  log_kernel_.resize(t_.pairs());
+  weights_.resize(t_.pairs());
+  query_scores_.noalias() = t_.queries * particles.transpose();
+  key_scores_.noalias() = t_.keys * particles.transpose();
+  // z_k = ω_kᵀx_a + ω_kᵀy_i for pair (a, i), and log κ_ai = offsets + logsumexp_k z_k.
+#pragma omp parallel for schedule(dynamic)
+  for (Eigen::Index b = 0; b < blocks; ++b)
+    for (Eigen::Index a = blocks_[b].first_query; a < blocks_[b].end_query; ++a)
+      for (Eigen::Index i = t_.key_begin[a], p = first_pair_[a]; i < t_.key_end[a]; ++i, ++p)
+        log_kernel_[p] =
+            query_offset_[a] + key_offset_[i] +
+            log_sum_exp_of_sum(query_scores_.row(a).data(), key_scores_.row(i).data(), m);
   // â_ai = softmax over the query's keys; U/γ = (1/n_q) Σ −p log â.
   double loss = 0.0;
   for (Eigen::Index a = 0; a < n_q; ++a) {
@@ -106,22 +152,33 @@ double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
   }
   loss /= static_cast<double>(n_q);
   if (!gradient) return loss;
-  // ∂(U/γ)/∂ω_k = (1/n_q) Σ_pairs (â − p) r_k u, block by block, summed in block order.
-  block_gradients_.resize(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static)
+  // R_ai = (â_ai − p_ai) r_·,ai, summed over each query's keys and over each key's queries; the
+  // keys' sums per block (over the block's key range), then in block order.
+  query_weights_.resize(n_q, m);
+  key_weights_.resize(blocks_.size());
+#pragma omp parallel for schedule(dynamic)
   for (Eigen::Index b = 0; b < blocks; ++b) {
-    const Eigen::Index first = b * kPairBlock, count = std::min(kPairBlock, pairs - first);
-    auto r = scratch_[omp_thread()].topRows(count);
-    r.noalias() = u_.middleRows(first, count) * particles.transpose();
-    for (Eigen::Index row = 0; row < count; ++row) {
-      const double shift = log_kernel_[first + row] - offset_[first + row];
-      const double w = weights_[first + row] - t_.target[first + row];
-      for (Eigen::Index k = 0; k < r.cols(); ++k) r(row, k) = w * std::exp(r(row, k) - shift);
+    const Block& block = blocks_[b];
+    Rows& keys = key_weights_[b];
+    keys.setZero(block.key_hi - block.key_lo, m);
+    for (Eigen::Index a = block.first_query; a < block.end_query; ++a) {
+      double* to_query = query_weights_.row(a).data();
+      std::fill_n(to_query, m, 0.0);
+      const double* x = query_scores_.row(a).data();
+      for (Eigen::Index i = t_.key_begin[a], p = first_pair_[a]; i < t_.key_end[a]; ++i, ++p) {
+        const double shift = log_kernel_[p] - query_offset_[a] - key_offset_[i];
+        const double w = weights_[p] - t_.target[p];
+        add_scaled_exponentials(to_query, keys.row(i - block.key_lo).data(), x,
+                                key_scores_.row(i).data(), shift, w, m);
+      }
     }
-    block_gradients_[b].noalias() = r.transpose() * u_.middleRows(first, count);
   }
-  gradient->setZero(particles.rows(), particles.cols());
-  for (const Eigen::MatrixXd& g : block_gradients_) *gradient += g;
+  key_total_.setZero(t_.keys.rows(), m);
+  for (Eigen::Index b = 0; b < blocks; ++b)
+    key_total_.middleRows(blocks_[b].key_lo, blocks_[b].key_hi - blocks_[b].key_lo) +=
+        key_weights_[b];
+  gradient->noalias() = query_weights_.transpose() * t_.queries;
+  gradient->noalias() += key_total_.transpose() * t_.keys;
   *gradient /= static_cast<double>(n_q);
   return loss;
 }

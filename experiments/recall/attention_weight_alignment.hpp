@@ -9,6 +9,9 @@
 //   ∂U/∂ω_k = (γ/n_q) Σ_a Σ_i (â_ai − p_ai) r_k,ai u_ai,   r_k,ai = softmax_k(ω_kᵀu_ai),
 // which couples the particles through κ (row k of the gradient is ∂U/∂ω_k; each particle's value
 // is U/m). Everything is evaluated through log-sum-exps, so no exponential overflows.
+// Because ω_kᵀu_ai = ω_kᵀx_a + ω_kᵀy_i, the scores are the sums of two products XΩᵀ and YΩᵀ, and
+// the gradient Σ_pairs R u_ai = Σ_a (Σ_i R_ai) x_a + Σ_i (Σ_a R_ai) y_i (R_ai the row of
+// (â − p) r_k,ai): per pair the work is O(m), not O(m d).
 // U/γ − H(p) = mean KL(p ‖ â) ≥ 0 is what alignment() reports: 0 when φ reproduces the targets.
 #include <Eigen/Dense>
 #include <string>
@@ -49,15 +52,24 @@ class AttentionWeightPotential final : public ExternalPotential {
   // U/γ at `particles`; with a gradient, adds ∂(U/γ)/∂Ω into it (zeroed first).
   double cross_entropy(const Eigen::MatrixXd& particles, Eigen::MatrixXd* gradient) const;
 
+  // Queries [first_query_[b], first_query_[b + 1]) form block b, seeing keys [key_lo_[b],
+  // key_hi_[b]): a fixed partition, so that sums over blocks do not depend on the threads.
+  struct Block {
+    Eigen::Index first_query, end_query, key_lo, key_hi;
+  };
+
   AttentionTargets t_;
-  Eigen::MatrixXd u_;       // (pairs, d): x_a + y_i
-  Eigen::VectorXd offset_;  // (pairs): −(|x_a|² + |y_i|²)/2
-  std::vector<Eigen::Index> query_of_pair_, first_pair_;
+  Eigen::VectorXd query_offset_, key_offset_;  // −|x_a|²/2, −|y_i|²/2
+  std::vector<Eigen::Index> first_pair_;
+  std::vector<Block> blocks_;
   double target_entropy_ = 0.0;  // mean H(p_a)
   double gamma_;
+  using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  mutable Rows query_scores_, key_scores_;  // XΩᵀ (n_q, m), YΩᵀ (n_k, m)
   mutable Eigen::VectorXd log_kernel_, weights_;
-  mutable std::vector<Eigen::MatrixXd> block_gradients_;  // one per block of pairs
-  mutable std::vector<Eigen::MatrixXd> scratch_;          // one (block, m) Z per thread
+  mutable Rows query_weights_;             // Σ_i R_ai (n_q, m)
+  mutable std::vector<Rows> key_weights_;  // per block, Σ_a R_ai over its key range
+  mutable Rows key_total_;                 // Σ_a R_ai (n_k, m)
 };
 
 }  // namespace cpm

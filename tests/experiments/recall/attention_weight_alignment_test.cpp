@@ -58,6 +58,39 @@ TEST(AttentionWeightAlignment, GradientMatchesFiniteDifferencesOfTheTotal) {
     }
 }
 
+// 300 queries over sliding windows of 40 of 340 keys: blocks of queries whose key ranges overlap,
+// so that each key's sum gathers terms from two blocks.
+AttentionTargets sliding_windows() {
+  AttentionTargets t;
+  t.queries = random_matrix(300, 4, 0.5, 11);
+  t.keys = random_matrix(340, 4, 0.5, 12);
+  for (Eigen::Index a = 0; a < 300; ++a) {
+    t.key_begin.push_back(a);
+    t.key_end.push_back(a + 40);
+  }
+  set_softmax_targets(t);
+  return t;
+}
+
+TEST(AttentionWeightAlignment, GradientOverOverlappingBlocksMatchesFiniteDifferences) {
+  const AttentionWeightPotential v(sliding_windows(), 1.0);
+  const Eigen::MatrixXd omega = random_matrix(6, 4, 1.0, 13);
+  Eigen::VectorXd value;
+  Eigen::MatrixXd gradient;
+  v.evaluate(omega, value, &gradient);
+  const double h = 1e-5;  // the sum over 12,000 pairs rounds at about 1e-14
+  for (Eigen::Index k = 0; k < omega.rows(); ++k)
+    for (Eigen::Index a = 0; a < omega.cols(); ++a) {
+      Eigen::MatrixXd plus = omega, minus = omega;
+      plus(k, a) += h;
+      minus(k, a) -= h;
+      Eigen::VectorXd vp, vm;
+      v.evaluate(plus, vp, nullptr);
+      v.evaluate(minus, vm, nullptr);
+      EXPECT_NEAR(gradient(k, a), (vp.sum() - vm.sum()) / (2 * h), 1e-8) << k << ", " << a;
+    }
+}
+
 TEST(AttentionWeightAlignment, VanishesWhereTheFeaturesReproduceTheTargets) {
   AttentionTargets t = small_problem(0.6);
   const Eigen::MatrixXd omega = random_matrix(5, 4, 1.0, 4);
@@ -106,14 +139,8 @@ TEST(AttentionWeightAlignment, RefusesInconsistentTargets) {
 }
 
 TEST(AttentionWeightAlignment, SameResultOnOneAndTwoThreads) {
-  // 3 queries over 2,000 keys each: three blocks of pairs, summed in block order.
-  AttentionTargets t;
-  t.queries = random_matrix(3, 4, 0.5, 8);
-  t.keys = random_matrix(2000, 4, 0.5, 9);
-  t.key_begin = {0, 0, 0};
-  t.key_end = {2000, 2000, 2000};
-  set_softmax_targets(t);
-  const AttentionWeightPotential v(t, 1.0);
+  // Blocks of queries whose key ranges overlap, summed in block order.
+  const AttentionWeightPotential v(sliding_windows(), 1.0);
   const Eigen::MatrixXd omega = random_matrix(6, 4, 1.0, 10);
   Eigen::VectorXd value1, value2;
   Eigen::MatrixXd gradient1, gradient2;
