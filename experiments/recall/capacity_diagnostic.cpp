@@ -8,7 +8,7 @@
 namespace cpm {
 
 void CapacityMeter::add(const Eigen::MatrixXd& log_gram, const Eigen::VectorXd& log_weights,
-                        int own) {
+                        int own, double temperature) {
   const Eigen::Index S = log_gram.rows();
   if (log_gram.cols() != S || log_weights.size() != S || own < 0 || own >= S)
     throw std::invalid_argument("capacity diagnostic: inconsistent sizes");
@@ -23,6 +23,11 @@ void CapacityMeter::add(const Eigen::MatrixXd& log_gram, const Eigen::VectorXd& 
 
   const Eigen::VectorXd log_norm2 = log_gram.diagonal();  // log ‖φ(k_i)‖²
   sum_.norm_spread += (log_norm2.maxCoeff() - log_norm2.minCoeff()) / (2.0 * std::log(10.0));
+  // ‖φ(k_i)‖ / max_j ‖φ(k_j)‖ (the CV does not change)
+  const Eigen::ArrayXd norms = (0.5 * (log_norm2.array() - log_norm2.maxCoeff())).exp();
+  const double mean = norms.mean();
+  sum_.norm_cv += std::sqrt((norms - mean).square().mean()) / mean;
+  sum_.effective_temperature += temperature;
   double coherence = 0.0, largest = 0.0;
   for (Eigen::Index i = 0; i < S; ++i)
     for (Eigen::Index j = i + 1; j < S; ++j) {
@@ -53,6 +58,8 @@ CapacityDiagnostic CapacityMeter::result() const {
   d.margin /= n;
   d.own_key_wins /= n;
   d.norm_spread /= n;
+  d.norm_cv /= n;
+  d.effective_temperature /= n;
   d.coherence_mean /= n;
   d.coherence_max /= n;
   d.effective_rank /= n;

@@ -177,7 +177,13 @@ RecallScore RetrievalArm::evaluate(RecallSplit split, bool measure_capacity) {
         log_weights =
             r * (k.transpose() * ConstVectorMap<float>(model_->query_vector(b), d).cast<double>());
       }
-      meter.add(log_gram, log_weights, own);
+      const double q_norm = ConstVectorMap<float>(model_->query_vector(b), d).cast<double>().norm();
+      const double k_norm =
+          ConstMatrixMap<float>(model_->key_vectors(b), d, S).col(own).cast<double>().norm();
+      const double tau = setting_.bandwidth;  // φ reads τ q and τ k
+      meter.add(log_gram, log_weights, own,
+                linear ? tau * tau * q_norm * k_norm
+                       : q_norm * k_norm / std::sqrt(static_cast<double>(d)));
     }
   }
   for (bool right : score.correct) score.accuracy += right;

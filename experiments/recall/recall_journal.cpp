@@ -1,5 +1,6 @@
 #include "experiments/recall/recall_journal.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -17,10 +18,18 @@ const char* const kTableHeader =
     "accuracy,loss,"
     "validation_accuracy,validation_loss,best_step,seconds,phase_a_kl_before,phase_a_kl_after,"
     "effective_bandwidth,margin,own_key_wins,norm_spread,coherence_mean,coherence_max,"
+    "effective_rank,capacity_sequences,norm_cv,effective_temperature,selected";
+// The header before norm_cv and effective_temperature: its rows still read (those two not
+// measured).
+const char* const kTableHeaderWithoutLengths =
+    "task,variant,feature_budget,feature_dim,bandwidth,target,learning_rate,seed,size,pairs,"
+    "accuracy,loss,"
+    "validation_accuracy,validation_loss,best_step,seconds,phase_a_kl_before,phase_a_kl_after,"
+    "effective_bandwidth,margin,own_key_wins,norm_spread,coherence_mean,coherence_max,"
     "effective_rank,capacity_sequences,selected";
 const char* const kPredictionsHeader =
     "variant,feature_budget,size,bandwidth,target,learning_rate,seed,correct";
-constexpr int kTableColumns = 27;
+constexpr int kTableColumns = 29, kTableColumnsWithoutLengths = 27;
 
 // Every double with the digits that read back to the same value.
 std::string exact(double x) {
@@ -40,7 +49,8 @@ std::string table_row(const RecallRun& r, const std::string& selected) {
     << exact(r.phase_a_kl_before) << ',' << exact(r.phase_a_kl_after) << ','
     << exact(r.effective_bandwidth) << ',' << exact(c.margin) << ',' << exact(c.own_key_wins) << ','
     << exact(c.norm_spread) << ',' << exact(c.coherence_mean) << ',' << exact(c.coherence_max)
-    << ',' << exact(c.effective_rank) << ',' << c.sequences << ',' << selected << '\n';
+    << ',' << exact(c.effective_rank) << ',' << c.sequences << ',' << exact(c.norm_cv) << ','
+    << exact(c.effective_temperature) << ',' << selected << '\n';
   return o.str();
 }
 
@@ -64,14 +74,16 @@ std::vector<std::string> split(const std::string& line) {
   return fields;
 }
 
-// Reads `path` line by line after its header; `row` parses the fields of one line.
+// Reads `path` line by line after its header (`header`, or `older` when not empty); `row` parses
+// the fields of one line.
 template <class Row>
-void read_rows(const std::string& path, const std::string& header, Row row) {
+void read_rows(const std::string& path, const std::string& header, const std::string& older,
+               Row row) {
   std::ifstream in(path);
   if (!in)
     throw InputError(path + ": cannot be read (a --restart needs the stopped study's folder)");
   std::string line;
-  if (!std::getline(in, line) || line != header)
+  if (!std::getline(in, line) || (line != header && (older.empty() || line != older)))
     throw InputError(path + ": not a recall study's record (unexpected header)");
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
@@ -131,7 +143,7 @@ void write_recall_table(const std::string& directory, const std::vector<RecallRu
 
 std::vector<RecallRun> read_recall_journal(const std::string& directory) {
   std::map<std::string, std::vector<bool>> predictions;
-  read_rows(directory + "/predictions.csv", kPredictionsHeader,
+  read_rows(directory + "/predictions.csv", kPredictionsHeader, "",
             [&](const std::vector<std::string>& f) {
               if (f.size() != 8) throw std::invalid_argument("expected 8 fields");
               RecallRun key;
@@ -148,40 +160,45 @@ std::vector<RecallRun> read_recall_journal(const std::string& directory) {
               predictions[recall_run_key(key)] = bits;
             });
   std::vector<RecallRun> runs;
-  read_rows(directory + "/capacity.csv", kTableHeader, [&](const std::vector<std::string>& f) {
-    if (f.size() != kTableColumns)
-      throw std::invalid_argument("expected " + std::to_string(kTableColumns) + " fields");
-    RecallRun r;
-    r.task = enum_from_name<RecallTask>(f[0]);
-    r.variant = f[1];
-    r.feature_budget = integer(f[2]);
-    r.feature_dim = integer(f[3]);
-    r.setting = {number(f[4]), enum_from_name<AlignmentTarget>(f[5]), number(f[6])};
-    r.seed = std::stoull(f[7]);
-    r.size = integer(f[8]);
-    r.pairs = integer(f[9]);
-    r.accuracy = number(f[10]);
-    r.loss = number(f[11]);
-    r.validation_accuracy = number(f[12]);
-    r.validation_loss = number(f[13]);
-    r.best_step = integer(f[14]);
-    r.seconds = number(f[15]);
-    r.phase_a_kl_before = number(f[16]);
-    r.phase_a_kl_after = number(f[17]);
-    r.effective_bandwidth = number(f[18]);
-    CapacityDiagnostic& c = r.capacity;
-    c.margin = number(f[19]);
-    c.own_key_wins = number(f[20]);
-    c.norm_spread = number(f[21]);
-    c.coherence_mean = number(f[22]);
-    c.coherence_max = number(f[23]);
-    c.effective_rank = number(f[24]);
-    c.sequences = integer(f[25]);
-    const auto p = predictions.find(recall_run_key(r));
-    if (p == predictions.end()) return;  // stopped between the two lines: run again
-    r.correct = p->second;
-    runs.push_back(std::move(r));
-  });
+  read_rows(
+      directory + "/capacity.csv", kTableHeader, kTableHeaderWithoutLengths,
+      [&](const std::vector<std::string>& f) {
+        if (f.size() != kTableColumns && f.size() != kTableColumnsWithoutLengths)
+          throw std::invalid_argument("expected " + std::to_string(kTableColumns) + " fields");
+        RecallRun r;
+        r.task = enum_from_name<RecallTask>(f[0]);
+        r.variant = f[1];
+        r.feature_budget = integer(f[2]);
+        r.feature_dim = integer(f[3]);
+        r.setting = {number(f[4]), enum_from_name<AlignmentTarget>(f[5]), number(f[6])};
+        r.seed = std::stoull(f[7]);
+        r.size = integer(f[8]);
+        r.pairs = integer(f[9]);
+        r.accuracy = number(f[10]);
+        r.loss = number(f[11]);
+        r.validation_accuracy = number(f[12]);
+        r.validation_loss = number(f[13]);
+        r.best_step = integer(f[14]);
+        r.seconds = number(f[15]);
+        r.phase_a_kl_before = number(f[16]);
+        r.phase_a_kl_after = number(f[17]);
+        r.effective_bandwidth = number(f[18]);
+        CapacityDiagnostic& c = r.capacity;
+        c.margin = number(f[19]);
+        c.own_key_wins = number(f[20]);
+        c.norm_spread = number(f[21]);
+        c.coherence_mean = number(f[22]);
+        c.coherence_max = number(f[23]);
+        c.effective_rank = number(f[24]);
+        c.sequences = integer(f[25]);
+        const bool lengths = f.size() == kTableColumns;  // NaN: not measured by an older build
+        c.norm_cv = lengths ? number(f[26]) : std::nan("");
+        c.effective_temperature = lengths ? number(f[27]) : std::nan("");
+        const auto p = predictions.find(recall_run_key(r));
+        if (p == predictions.end()) return;  // stopped between the two lines: run again
+        r.correct = p->second;
+        runs.push_back(std::move(r));
+      });
   return runs;
 }
 

@@ -163,12 +163,14 @@ void write_capacity_diagnostic(std::ostream& out, const Grouped& g, const std::s
   out << "\n## Capacity diagnostic (test split, the trained network's own keys and queries, mean "
          "over seeds)\n\nmargin: (w_own − max other w) / max of the two, the query's own key "
          "against the strongest other; wins: share of queries whose own key has the largest "
-         "weight; spread: log10(max/min ‖φ(k)‖) over a sequence; coherence: mean and largest "
+         "weight; spread: log10(max/min ‖φ(k)‖) over a sequence; CV: std/mean of ‖φ(k)‖ over a "
+         "sequence; T_eff: ‖x_q‖‖x_own‖, the inputs of φ (τq, τk; softmax: ‖q‖‖k‖/√d); "
+         "coherence: mean and largest "
          "|cos(φ(k_i), φ(k_j))|; rank: the effective rank of [φ(k_1) … φ(k_S)] "
          "(softmax: of its exact kernel's Gram matrix).\n\n| arm | "
       << size_name
-      << " | accuracy | margin | wins | spread | coherence mean | coherence max | rank |\n"
-         "|---|---|---|---|---|---|---|---|---|\n";
+      << " | accuracy | margin | wins | spread | CV | T_eff | coherence mean | coherence max | "
+         "rank |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Arm& arm : g.arms)
     for (int size : g.sizes) {
       const auto* cell = g.find(arm, size);
@@ -179,6 +181,9 @@ void write_capacity_diagnostic(std::ostream& out, const Grouped& g, const std::s
           << text("%+.3f", mean([](const RecallRun& r) { return r.capacity.margin; })) << " | "
           << text("%.3f", mean([](const RecallRun& r) { return r.capacity.own_key_wins; })) << " | "
           << text("%.2f", mean([](const RecallRun& r) { return r.capacity.norm_spread; })) << " | "
+          << text("%.2f", mean([](const RecallRun& r) { return r.capacity.norm_cv; })) << " | "
+          << text("%.3g", mean([](const RecallRun& r) { return r.capacity.effective_temperature; }))
+          << " | "
           << text("%.3f", mean([](const RecallRun& r) { return r.capacity.coherence_mean; }))
           << " | "
           << text("%.3f", mean([](const RecallRun& r) { return r.capacity.coherence_max; }))

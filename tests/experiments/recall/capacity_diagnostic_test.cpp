@@ -1,6 +1,7 @@
 // The capacity diagnostic on feature sets whose answers are known: orthogonal features of equal
 // length (coherence 0, effective rank S, no spread), one repeated direction (coherence 1, rank 1),
-// lengths 1 and 100 (spread 2), and the relative margin of the own key.
+// lengths 1 and 100 (spread 2), the coefficient of variation of the lengths, the effective
+// temperature, and the relative margin of the own key.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +15,7 @@ namespace {
 CapacityDiagnostic measure(const Eigen::MatrixXd& phi, const Eigen::VectorXd& q, int own) {
   CapacityMeter meter;
   meter.add((phi.transpose() * phi).array().log().matrix(),
-            (phi.transpose() * q).array().log().matrix(), own);
+            (phi.transpose() * q).array().log().matrix(), own, 1.0);
   return meter.result();
 }
 
@@ -27,6 +28,7 @@ TEST(CapacityDiagnostic, OrthogonalFeaturesOfEqualLengthHaveFullRankAndNoCoheren
   EXPECT_NEAR(d.coherence_max, 0.0, 1e-12);
   EXPECT_NEAR(d.effective_rank, 4.0, 1e-9);
   EXPECT_NEAR(d.norm_spread, 0.0, 1e-12);
+  EXPECT_NEAR(d.norm_cv, 0.0, 1e-12);
   EXPECT_NEAR(d.margin, 1.0, 1e-12);
   EXPECT_EQ(d.own_key_wins, 1.0);
 }
@@ -40,7 +42,8 @@ TEST(CapacityDiagnostic, OneDirectionHasRankOneAndFullCoherence) {
   EXPECT_NEAR(d.coherence_mean, 1.0, 1e-12);
   EXPECT_NEAR(d.coherence_max, 1.0, 1e-12);
   EXPECT_NEAR(d.effective_rank, 1.0, 1e-6);
-  EXPECT_NEAR(d.norm_spread, std::log10(5.0), 1e-12);  // lengths 1 … 5 times the direction
+  EXPECT_NEAR(d.norm_spread, std::log10(5.0), 1e-12);   // lengths 1 … 5 times the direction
+  EXPECT_NEAR(d.norm_cv, std::sqrt(2.0) / 3.0, 1e-12);  // std √2 over mean 3
   // w_j ∝ j + 1: the own key (j = 0) has 1 against 5, margin (1 − 5)/5
   EXPECT_NEAR(d.margin, -0.8, 1e-12);
   EXPECT_EQ(d.own_key_wins, 0.0);
@@ -50,16 +53,18 @@ TEST(CapacityDiagnostic, MeansOverSequencesAndTheSpreadOfLengths) {
   CapacityMeter meter;
   Eigen::MatrixXd log_gram(2, 2);
   log_gram << 0.0, -50.0, -50.0, std::log(1e4);  // lengths 1 and 100, nearly orthogonal
-  meter.add(log_gram, Eigen::VectorXd::LinSpaced(2, std::log(2.0), 0.0),
-            0);  // own 2 against 1: margin ½
-  meter.add(log_gram, Eigen::VectorXd::LinSpaced(2, 0.0, std::log(4.0)),
-            0);  // own 1 against 4: margin −¾
+  meter.add(log_gram, Eigen::VectorXd::LinSpaced(2, std::log(2.0), 0.0), 0,
+            2.0);  // own 2 against 1: margin ½
+  meter.add(log_gram, Eigen::VectorXd::LinSpaced(2, 0.0, std::log(4.0)), 0,
+            5.0);  // own 1 against 4: margin −¾
   const CapacityDiagnostic d = meter.result();
   EXPECT_EQ(d.sequences, 2);
   EXPECT_NEAR(d.norm_spread, 2.0, 1e-12);
+  EXPECT_NEAR(d.norm_cv, 99.0 / 101.0, 1e-12);  // lengths 1 and 100: std 49.5, mean 50.5
+  EXPECT_NEAR(d.effective_temperature, 3.5, 1e-12);
   EXPECT_NEAR(d.margin, 0.5 * (0.5 - 0.75), 1e-12);
   EXPECT_EQ(d.own_key_wins, 0.5);
-  EXPECT_THROW(meter.add(log_gram, Eigen::VectorXd::Zero(3), 0), std::invalid_argument);
+  EXPECT_THROW(meter.add(log_gram, Eigen::VectorXd::Zero(3), 0, 1.0), std::invalid_argument);
 }
 
 }  // namespace
