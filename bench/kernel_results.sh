@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel-learning results table of bench/RESULTS.md ("Kernel learning with Coulomb
+# The kernel-learning results table of bench/results/kernel.md ("Kernel learning with Coulomb
 # particles"): `cpm kernel` on the three synthetic tasks (examples/kernel_{radial,variance,
 # mixture}.toml: label noise 0/10/20%, N = 16..512, seven feature methods, every choice made on a
 # validation split of the training rows), each into OUT/<task>/, then the tables gathered into

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The combined results table of `cpm kernel` on the three synthetic tasks (bench/RESULTS.md).
+"""The combined results table of `cpm kernel` on the three synthetic tasks (bench/results/kernel.md).
 
     python3 bench/kernel_table.py OUT        (OUT/<task>/results.csv from bench/kernel_results.sh)
 

@@ -101,7 +101,7 @@ struct Case {
   std::string label;
   InteractionKernel kernel;
   // Floating-point operations per unordered pair (one SIMD lane) in the blocked loop, counting
-  // an FMA as 2 and an estimate instruction as 1; see bench/RESULTS.md.
+  // an FMA as 2 and an estimate instruction as 1; see bench/results/pair_forces.md.
   double flops_per_pair(int d) const {
     const double geometry = d /*sub*/ + 2.0 * d /*r² fma*/ + 4.0 * d /*acc + update fma*/;
     return geometry + evaluator_flops;

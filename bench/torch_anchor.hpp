@@ -24,7 +24,7 @@ struct TorchBlas {
 
 // Four PyTorch runs:
 // - OpenBLAS as installed: its threads beside PyTorch's, the kernels of its CPU detection;
-// - OpenBLAS tuned, the fastest setting found on its own threads (bench/RESULTS.md): one BLAS
+// - OpenBLAS tuned, the fastest setting found on its own threads (bench/results/transformer_speed.md): one BLAS
 //   thread, so that it never competes with PyTorch's own threads; where the CPU has AVX-512,
 //   OpenBLAS's SkylakeX kernels and ATen's AVX-512 kernels, which neither picks by itself on
 //   every such CPU; and glibc's malloc keeping the memory PyTorch frees (no mmap'ed blocks, no

@@ -15,7 +15,7 @@
 // spin about 2^28 cycles, libgomp's a few milliseconds), so that neither block pays for the other's
 // waiting, and with one untimed step on each side: the first step after the other process ran
 // finds the caches and the translation buffers filled with the other's data, a cost that training
-// (step after step) does not have (cpm's first step took about 5 % longer, bench/RESULTS.md).
+// (step after step) does not have (cpm's first step took about 5 % longer, bench/results/transformer_speed.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
