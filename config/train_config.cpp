@@ -64,6 +64,14 @@ void read_data(TomlReader r, DataConfig& d) {
   r.finish();
 }
 
+// Phase A aligns the features as the map gives them; with normalised keys the kernel- variants
+// would align features the attention does not read.
+std::string phase_a_refuses(KeyNormalisation keys, const std::string& variant) {
+  return "'" + variant +
+         "' runs Phase A, which does not align normalised keys: model.normalise_keys = \"" +
+         key_normalisation_name(keys) + "\" takes softmax, uniform and vanilla-<map>";
+}
+
 void read_model(TomlReader r, ModelConfig& m) {
   m.d_model = positive_count(r, "d_model", m.d_model);
   m.heads = positive_count(r, "heads", m.heads);
@@ -83,6 +91,8 @@ void read_model(TomlReader r, ModelConfig& m) {
   }
   m.qk_tied = r.boolean("qk_tied", false);
   read_particle_features(r, m);
+  require(r, m.normalise_keys == KeyNormalisation::none || !m.variant.learned_particles,
+          "normalise_keys", phase_a_refuses(m.normalise_keys, attention));
   r.finish();
 }
 
@@ -133,11 +143,12 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   r.finish();
 }
 
-void read_experiment(TomlReader r, ExperimentConfig& e) {
+void read_experiment(TomlReader r, ExperimentConfig& e, KeyNormalisation keys) {
   e.variants = r.strings("variants", std::vector<std::string>{});
   for (const auto& v : e.variants) {
     try {
-      parse_attention_variant(v);
+      require(r, keys == KeyNormalisation::none || !parse_attention_variant(v).learned_particles,
+              "variants", phase_a_refuses(keys, v));
     } catch (const std::invalid_argument& err) {
       r.fail("variants", err.what());
     }
@@ -189,7 +200,7 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
     c.evaluation.perturbation_seed = static_cast<std::uint64_t>(e.integer("perturbation_seed", 1));
     e.finish();
   }
-  read_experiment(root.table("experiment"), c.experiment);
+  read_experiment(root.table("experiment"), c.experiment, c.model.normalise_keys);
   c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;

@@ -26,6 +26,8 @@ void read_particle_features(TomlReader& r, ParticleFeatureConfig& f) {
           "must lie in [0, 1)");
   f.particle_init = r.choice(
       "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, f.particle_init);
+  f.normalise_keys = key_normalisation(
+      r.choice("normalise_keys", {"none", "l2", "l1"}, key_normalisation_name(f.normalise_keys)));
 }
 
 }  // namespace cpm

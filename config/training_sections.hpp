@@ -7,6 +7,8 @@
 
 #include "config/toml_reader.hpp"
 
+#include "transformer/key_normalisation.hpp"
+
 namespace cpm {
 
 struct OptimiserConfig {
@@ -25,9 +27,12 @@ struct ParticleFeatureConfig {
   // How the particles start: orthogonal | gaussian | sobol | halton | coulomb
   // (frequencies/feature_generator.hpp)
   std::string particle_init = "orthogonal";
+  // The keys' features divided by their length, φ(k)/‖φ(k)‖₂ or ‖φ(k)‖₁ (none | l2 | l1;
+  // transformer/key_normalisation.hpp).
+  KeyNormalisation normalise_keys = KeyNormalisation::none;
 };
 
-// [model] feature_epsilon, particle_init.
+// [model] feature_epsilon, particle_init, normalise_keys.
 void read_particle_features(TomlReader& r, ParticleFeatureConfig& f);
 
 }  // namespace cpm

@@ -48,8 +48,14 @@ void check_same_shape(const CArray& a, const CArray& like, const std::string& na
 }
 
 FeatureMapSpec spec_of(const std::string& map, int dpfp_nu, bool projected, double epsilon,
-                       double bandwidth) {
+                       double bandwidth, const py::object& normalise_keys) {
   FeatureMapSpec spec;
+  try {
+    spec.key_normalisation = key_normalisation(
+        normalise_keys.is_none() ? std::string("none") : py::cast<std::string>(normalise_keys));
+  } catch (const std::exception& e) {
+    throw InputError(std::string("normalise_keys: ") + e.what());
+  }
   try {
     spec.kind = feature_map_kind(map);
   } catch (const std::invalid_argument& e) {
@@ -99,7 +105,7 @@ struct AttentionCall {
 
 // The cache and per-thread scratch of one forward pass, kept for its backward pass.
 struct AttentionBuffers {
-  std::vector<double> phi_q, phi_k, kv, z, inverse_denominator, scratch, scratch_double;
+  std::vector<double> phi_q, phi_k, kv, z, inverse_denominator, key_norm, scratch, scratch_double;
 
   explicit AttentionBuffers(const AttentionCall& c) {
     const AttentionLayout& a = c.layout;
@@ -109,6 +115,7 @@ struct AttentionBuffers {
     kv.resize(pairs * m * a.head_size);
     z.resize(pairs * m);
     inverse_denominator.resize(pairs * L);
+    key_norm.resize(pairs * L);
     const std::size_t threads = static_cast<std::size_t>(max_threads());
     scratch.resize(threads * (c.causal ? causal_linear_attention_scratch(c.m, a.length, a.head_size)
                                        : linear_attention_scratch(c.m, a.length, a.head_size)));
@@ -117,7 +124,8 @@ struct AttentionBuffers {
                                          : linear_attention_scratch_double(c.m, a.head_size)));
   }
   LinearAttentionCache<double> cache() {
-    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inverse_denominator.data()};
+    return {phi_q.data(),   phi_k.data(), kv.data(), z.data(), inverse_denominator.data(),
+            key_norm.data()};
   }
 };
 
@@ -199,7 +207,7 @@ void bind_attention(py::module_& m) {
       [](const py::handle& q_in, const py::handle& k_in, const py::handle& v_in,
          const py::object& omega, const std::string& map, bool causal, double bandwidth,
          double epsilon, int dpfp_nu, bool projected, const py::object& lengths,
-         const py::object& grad_output) -> py::object {
+         const py::object& grad_output, const py::object& normalise_keys) -> py::object {
         const std::string layout = "(B, T, heads, d_head)";
         const CArray q = array_argument(q_in, "q", 4, layout);
         const CArray k = array_argument(k_in, "k", 4, layout);
@@ -207,7 +215,8 @@ void bind_attention(py::module_& m) {
         check_same_shape(k, q, "k");
         check_same_shape(v, q, "v");
         const AttentionCall c = attention_call(
-            q, k, v, omega, spec_of(map, dpfp_nu, projected, epsilon, bandwidth), causal, lengths);
+            q, k, v, omega, spec_of(map, dpfp_nu, projected, epsilon, bandwidth, normalise_keys),
+            causal, lengths);
         std::vector<py::ssize_t> shape(q.shape(), q.shape() + 4);
         CArray out(shape);
         double* out_data = out.mutable_data();
@@ -255,13 +264,16 @@ void bind_attention(py::module_& m) {
       py::arg("map") = "favor", py::arg("causal") = false, py::arg("bandwidth") = 1.0,
       py::arg("epsilon") = 1e-6, py::arg("dpfp_nu") = 1, py::arg("projected") = false,
       py::arg("lengths") = py::none(), py::arg("grad_output") = py::none(),
+      py::arg("normalise_keys") = py::none(),
       "The C++ linear attention of one batch in double: q, k, v (B, T, heads, d_head) -> out of\n"
       "the same shape, out_i = phi(q_i).sum_j phi(k_j) v_j / (phi(q_i).sum_j phi(k_j) + 1e-12)\n"
       "over j < lengths[b] (None: every token), or j <= i when causal (no lengths). omega\n"
       "(heads, rows, d_head): each head's particles (projection for taylor and the projected\n"
       "dpfp; None for elu and dpfp). With grad_output (B, T, heads, d_head): (out, grads),\n"
       "grads {'q', 'k', 'v', 'omega'} the gradients of sum(grad_output * out) by the C++\n"
-      "backward pass (transformer/linear_attention.hpp, causal_linear_attention.hpp).");
+      "backward pass (transformer/linear_attention.hpp, causal_linear_attention.hpp).\n"
+      "normalise_keys 'l2' or 'l1': the keys' features divided by their length\n"
+      "(transformer/key_normalisation.hpp).");
 }
 
 }  // namespace cpm::python

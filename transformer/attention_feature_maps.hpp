@@ -50,6 +50,7 @@
 #include <string>
 
 #include "physics/random_feature_maps.hpp"
+#include "transformer/key_normalisation.hpp"
 #include "transformer/matrix_product.hpp"
 #include "transformer/register_reductions.hpp"
 #include "transformer/shifted_exponential.hpp"
@@ -67,6 +68,9 @@ struct FeatureMapSpec {
   // τ, a temperature on the map's input: x ← τ s x. For favor, φ(τ s q)ᵀφ(τ s k) estimates
   // exp(τ² s² qᵀk), a Gaussian kernel of bandwidth 1/τ; a study chooses τ on validation data.
   double bandwidth = 1.0;
+  // The keys' features divided by their length, φ(k)/‖φ(k)‖ (transformer/key_normalisation.hpp):
+  // applied by the attention to the keys only.
+  KeyNormalisation key_normalisation = KeyNormalisation::none;
 };
 
 // The largest projection d′ of the projected dpfp: its forward and backward keep a column of u on

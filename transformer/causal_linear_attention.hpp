@@ -113,7 +113,8 @@ void masked_chunk_score_gradient(T* dscores, const T* dn_t, const T* v, std::ptr
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
 // d_head) row-major particles for this layer (none for elu and the native dpfp: omega may be null);
 // scratch: per-thread blocks of causal_linear_attention_scratch elements (no double scratch is
-// used). Throws std::invalid_argument when m is no D_φ of the map.
+// used). Throws std::invalid_argument when m is no D_φ of the map. With spec.key_normalisation the
+// keys' features are φ(k)/‖φ(k)‖, their lengths kept in cache.key_norm.
 template <class T>
 void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>& cache,
                                      const T* qkv, const T* omega, const AttentionLayout& a,
@@ -164,6 +165,9 @@ void causal_linear_attention_forward(T* out, const CausalLinearAttentionCache<T>
       else
         feature_map_forward(spec, phi_k_c, token_columns(k, t0, w), om, m, scale,
                             FeatureShift::per_column);
+      if (spec.key_normalisation != KeyNormalisation::none)  // φ(k_j) / ‖φ(k_j)‖
+        normalise_key_columns(spec.key_normalisation, phi_k_c, m, w,
+                              cache.key_norm + static_cast<std::ptrdiff_t>(bh) * L + t0);
       feature_map_forward(spec, phi_q + static_cast<std::ptrdiff_t>(t0) * m,
                           token_columns(q, t0, w), om, m, scale,
                           FeatureShift::per_column);  // (m, w)
@@ -329,8 +333,15 @@ void causal_linear_attention_backward(T* dqkv, const T* dout, const T* out,
       auto dk_c = token_columns(dk, t0, w);
       feature_map_backward(spec, dq_c, dfq_c.data(), fq_c.data(), token_columns(q, t0, w), om, m,
                            scale, dom);
-      feature_map_backward(spec, dk_c, dfk_c.data(), fk_c.data(), token_columns(k, t0, w), om, m,
-                           scale, dom);
+      const T* phi_k_c = fk_c.data();
+      if (spec.key_normalisation != KeyNormalisation::none) {  // dφ̃ → dφ; φ into dφq's place
+        key_normalisation_backward(spec.key_normalisation, dfk_c.data(), fk_c.data(),
+                                   cache.key_norm + static_cast<std::ptrdiff_t>(bh) * L + t0, m, w,
+                                   dfq_c.data());
+        phi_k_c = dfq_c.data();
+      }
+      feature_map_backward(spec, dk_c, dfk_c.data(), phi_k_c, token_columns(k, t0, w), om, m, scale,
+                           dom);
     }
   });
   if (domega) add_particle_gradient_partials(domega, partial, a.batch, a.heads, block);

@@ -57,6 +57,8 @@ ModelCheckpoint classifier_checkpoint(const TransformerClassifier<float>& model,
                                                                                      : "linear"));
   c.description.set("feature_map", feature_map_name(s.feature_map.kind));
   c.description.set("feature_epsilon", s.feature_map.epsilon);
+  c.description.set("normalise_keys",
+                    std::string(key_normalisation_name(s.feature_map.key_normalisation)));
   c.description.set("qk_tied", std::int64_t{s.qk_tied});
   c.description.set("dropout", s.dropout);
   c.description.set("variant", variant);
@@ -86,6 +88,14 @@ ModelShape checkpoint_shape(const ModelCheckpoint& c, const std::string& path) {
     throw InputError(path + ": " + e.what());
   }
   s.feature_map.epsilon = entry<double>(c, "feature_epsilon", path);
+  if (c.description.find("normalise_keys")) {  // absent in models of earlier builds: none
+    try {
+      s.feature_map.key_normalisation =
+          key_normalisation(entry<std::string>(c, "normalise_keys", path));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(path + ": " + e.what() + " (damaged checkpoint)");
+    }
+  }
   s.qk_tied = entry<std::int64_t>(c, "qk_tied", path) != 0;
   s.dropout = entry<double>(c, "dropout", path);
   try {

@@ -30,6 +30,7 @@ struct LinearAttentionCache {
   double* kv;              // (m, d_head) each: Σ_j φ(k_j) v_jᵀ
   double* z;               // (m) each: Σ_j φ(k_j)
   T* inverse_denominator;  // (L) each
+  T* key_norm = nullptr;   // (L) each, ‖φ(k_j)‖ when the keys are normalised (else unused)
 };
 
 // Per-thread scratch of the linear attention, in elements of T.
@@ -65,7 +66,8 @@ void add_chunked_outer_products(Eigen::Map<Matrix<double>>& a, Eigen::Map<Vector
 // out (C, N); qkv (qkv_rows, N); m = D_φ; omega: H blocks of (particle_rows(spec, m, d_head),
 // d_head) row-major particles for this layer (none for elu and the native dpfp: omega may be null);
 // lengths (B); scratch: per-thread blocks of linear_attention_scratch (+ _double) elements. Throws
-// std::invalid_argument when m is no D_φ of the map.
+// std::invalid_argument when m is no D_φ of the map. With spec.key_normalisation the keys' features
+// are φ(k)/‖φ(k)‖, their lengths kept in cache.key_norm.
 template <class T>
 void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, const T* qkv,
                               const T* omega, const int* lengths, const AttentionLayout& a,
@@ -91,6 +93,9 @@ void linear_attention_forward(T* out, const LinearAttentionCache<T>& cache, cons
                         om, m, scale, FeatureShift::shared);  // (m, len)
     MatrixMap<T> fk(phi_k, m, L);
     fk.rightCols(L - len).setZero();
+    if (spec.key_normalisation != KeyNormalisation::none)  // φ(k_j) / ‖φ(k_j)‖
+      normalise_key_columns(spec.key_normalisation, phi_k, m, len,
+                            cache.key_norm + static_cast<std::ptrdiff_t>(bh) * L);
     Eigen::Map<Matrix<double>> kv(cache.kv + static_cast<std::ptrdiff_t>(bh) * m * hs, m, hs);
     Eigen::Map<Vector<double>> z(cache.z + static_cast<std::ptrdiff_t>(bh) * m, m);
     MatrixMap<T> kv_t(work, hs, m);  // KVᵀ cast to T
@@ -193,7 +198,14 @@ void linear_attention_backward(T* dqkv, const T* dout, const T* out,
     feature_map_backward(spec, dq, dfq.data(), fq.data(), q, om, m, scale, dom);
     StridedMap<T> dk(dqkv + a.column(b) * a.qkv_rows() + a.k_offset() + h * hs, hs, len,
                      Eigen::OuterStride<>(a.qkv_rows()));
-    feature_map_backward(spec, dk, dfk.data(), fk.data(),
+    const T* phi_k = fk.data();
+    if (spec.key_normalisation != KeyNormalisation::none) {  // dφ̃ → dφ; φ into dφq's place
+      key_normalisation_backward(spec.key_normalisation, dfk.data(), fk.data(),
+                                 cache.key_norm + static_cast<std::ptrdiff_t>(bh) * L, m, len,
+                                 dfq.data());
+      phi_k = dfq.data();
+    }
+    feature_map_backward(spec, dk, dfk.data(), phi_k,
                          ConstStridedMap<T>(k.data(), hs, len, Eigen::OuterStride<>(a.qkv_rows())),
                          om, m, scale, dom);
   });

@@ -108,6 +108,10 @@ class RetrievalModel {
     dq_.assign(B * d, T(0));
     dphi_k_.assign(B * D * S, T(0));
     dphi_q_.assign(B * D, T(0));
+    if (shape.feature_map.key_normalisation != KeyNormalisation::none) {  // ‖φ(k)‖ and φ(k)
+      key_norm_.assign(B * S, T(0));
+      raw_phi_k_.assign(B * D * S, T(0));
+    }
     if (shape.transformed_input()) {  // G k, G q and their gradients
       k_in_.assign(k_.size(), T(0));
       q_in_.assign(q_.size(), T(0));
@@ -319,6 +323,9 @@ class RetrievalModel {
         const T tau = static_cast<T>(shape_.feature_map.bandwidth);
         feature_map_forward(shape_.feature_map, fk, ConstStridedMap<T>(k_in, d, S, {d}),
                             particles_.data(), D, tau, FeatureShift::shared);
+        if (!key_norm_.empty())  // φ(k_j) / ‖φ(k_j)‖
+          normalise_key_columns(shape_.feature_map.key_normalisation, fk, D, S,
+                                key_norm_.data() + std::size_t(b) * S);
         feature_map_forward(shape_.feature_map, fq, ConstStridedMap<T>(q_in, d, 1, {d}),
                             particles_.data(), D, tau, FeatureShift::per_column);
         VectorMap<T>(w, S).noalias() =
@@ -371,7 +378,14 @@ class RetrievalModel {
         dk_in.setZero();
         StridedMap<T> dq_in(dq_in_data, d, 1, {d});
         dq_in.setZero();
-        feature_map_backward(shape_.feature_map, dk_in, dfk, fk,
+        const T* phi_k = fk;
+        if (!key_norm_.empty()) {  // dφ̃ → dφ, and φ itself for the map's backward
+          T* raw = raw_phi_k_.data() + std::size_t(b) * D * S;
+          key_normalisation_backward(shape_.feature_map.key_normalisation, dfk, fk,
+                                     key_norm_.data() + std::size_t(b) * S, D, S, raw);
+          phi_k = raw;
+        }
+        feature_map_backward(shape_.feature_map, dk_in, dfk, phi_k,
                              ConstStridedMap<T>(k_in, d, S, {d}), particles_.data(), D, tau,
                              domega);
         feature_map_backward(shape_.feature_map, dq_in, dfq, fq,
@@ -438,6 +452,7 @@ class RetrievalModel {
   std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
   std::vector<T> projected_, d_projected_, k_, q_, phi_k_, phi_q_, weights_, den_, out_;
   std::vector<T> dw_, dk_, dq_, dphi_k_, dphi_q_;
+  std::vector<T> key_norm_, raw_phi_k_;  // with normalised keys: ‖φ(k_j)‖ (B, S), φ (B, D, S)
   std::vector<T> k_in_, q_in_, dk_in_, dq_in_;  // G k, G q and their gradients (learned G)
 };
 

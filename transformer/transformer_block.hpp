@@ -131,6 +131,8 @@ class TransformerBlock {
       a_.cache.phi_q = take(BH * m * L);
       a_.cache.phi_k = take(BH * m * L);
       a_.cache.inverse_denominator = take(BH * L);
+      if (shape_.feature_map.key_normalisation != KeyNormalisation::none)
+        a_.cache.key_norm = take(BH * L);
       a_.cache.kv = take_double(BH * m * hs);
       a_.cache.z = take_double(BH * m);
     } else if (attention_ && shape_.attention == AttentionKind::softmax) {

@@ -63,6 +63,7 @@ ModelShape attention_model_shape(const TrainConfig& config, int vocabulary, int 
   s.features = m.features;
   s.attention = m.variant.attention;
   s.feature_map = {m.variant.map, m.feature_epsilon};
+  s.feature_map.key_normalisation = m.normalise_keys;
   s.qk_tied = m.qk_tied;
   s.dropout = m.dropout;
   return s;

@@ -76,6 +76,7 @@ RetrievalArm::RetrievalArm(const RecallConfig& c, const RecallVariant& v, int fe
   s.attention = v.attention;
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
+  s.feature_map.key_normalisation = c.model.normalise_keys;
   s.feature_map.bandwidth = setting.bandwidth;
   s.feature_input = v.feature_input;
   s.features = v.particles ? feature_dim : feature_dimension(v.map, 0, s.key_size);
@@ -242,6 +243,7 @@ MqarArm::MqarArm(const RecallConfig& c, const RecallVariant& v, int feature_dim,
   s.attention = v.attention;
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
+  s.feature_map.key_normalisation = c.model.normalise_keys;
   s.feature_map.bandwidth = setting.bandwidth;
   s.qk_tied = c.model.qk_tied;
   s.conv_kernel = c.model.short_convolution;

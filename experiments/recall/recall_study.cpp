@@ -44,6 +44,7 @@ std::string settings_fingerprint(const RecallConfig& c) {
     << "\nmodel.short_convolution = " << m.short_convolution
     << "\nmodel.position_embedding = " << m.position_embedding
     << "\nmodel.feature_epsilon = " << m.feature_epsilon
+    << "\nmodel.normalise_keys = " << key_normalisation_name(m.normalise_keys)
     << "\nmodel.particle_init = " << m.particle_init << "\nmodel.antithetic = " << m.antithetic
     << "\ntraining.steps = " << r.steps << "\ntraining.batch_size = " << r.batch_size
     << "\ntraining.learning_rate = " << r.learning_rate

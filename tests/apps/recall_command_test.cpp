@@ -2,6 +2,8 @@
 // input that stops with exit code 2 before anything is written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -53,6 +55,42 @@ TEST(RecallCommand, RetrievalWritesTheCapacityTableSummaryAndFigure) {
   const std::string summary = read_file(dir / "out" / "summary.md");
   EXPECT_NE(summary.find("Validity gate"), std::string::npos);
   EXPECT_NE(summary.find("Capacity"), std::string::npos);
+}
+
+// With normalise_keys every key's features have one length: the capacity diagnostic's spread and
+// CV of ‖φ(k)‖ vanish; an arm with Phase A is refused, naming the key.
+TEST(RecallCommand, NormalisedKeysHaveOneLength) {
+  const auto dir = fresh_directory("recall_normalised");
+  std::string text = tiny("dataset = \"associative_retrieval\"\npairs = [4]\n",
+                          "\"vanilla-favor\", \"dpfp1\"", dir / "out");
+  text.replace(text.find("features = [8]"), 14, "features = [8]\nnormalise_keys = \"l2\"");
+  write_file(dir / "n.toml", text);
+  const auto r = run_cpm("recall " + (dir / "n.toml").string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  std::istringstream lines(read_file(dir / "out" / "capacity.csv"));
+  std::string line;
+  std::getline(lines, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  const auto column = [&](const std::string& name) {
+    return std::find(header.begin(), header.end(), name) - header.begin();
+  };
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    for (std::istringstream fields(line); std::getline(fields, line, ',');) f.push_back(line);
+    EXPECT_NEAR(std::stod(f[column("norm_spread")]), 0.0, 1e-6) << f[1];
+    EXPECT_NEAR(std::stod(f[column("norm_cv")]), 0.0, 1e-6) << f[1];
+    EXPECT_GT(std::stod(f[column("effective_temperature")]), 0.0) << f[1];
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
+  text.replace(text.find("\"vanilla-favor\""), 15, "\"kernel-favor\"");
+  write_file(dir / "k.toml", text);
+  const auto refused = run_cpm("recall " + (dir / "k.toml").string());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.standard_error.find("does not align normalised keys"), std::string::npos)
+      << refused.standard_error;
 }
 
 TEST(RecallCommand, MqarTrainsTheCausalDecoder) {

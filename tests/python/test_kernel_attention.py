@@ -29,8 +29,9 @@ def tensors(*shape, scale=1.0):
 
 @pytest.mark.parametrize("map, options", MAPS)
 @pytest.mark.parametrize("causal", [False, True])
-def test_the_attention_and_its_gradients_are_the_library_ones(map, causal, options):
-    layer = attention(map, causal, trainable=True, bandwidth=1.2, **options)
+@pytest.mark.parametrize("keys", [None, "l2", "l1"])
+def test_the_attention_and_its_gradients_are_the_library_ones(map, causal, options, keys):
+    layer = attention(map, causal, trainable=True, bandwidth=1.2, normalise_keys=keys, **options)
     phi = layer.feature_map
     length = 70  # causal: two chunks of the C++ (64) and of the module
     q, k, v = tensors(B, length, HEADS, HEAD)
@@ -43,7 +44,7 @@ def test_the_attention_and_its_gradients_are_the_library_ones(map, causal, optio
     expected, grads = cpm.linear_attention(
         q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), omega, map=map,
         causal=causal, bandwidth=1.2, dpfp_nu=phi.dpfp_nu, projected=phi.projected,
-        lengths=lengths, grad_output=grad)
+        lengths=lengths, grad_output=grad, normalise_keys=keys)
     close = dict(rtol=1e-10, atol=1e-12)
     assert np.allclose(out.detach().numpy(), expected, **close)
     for name, tensor in (("q", q), ("k", k), ("v", v)):
@@ -172,7 +173,8 @@ def test_the_library_attention_refuses_bad_arrays_by_name():
         ({"q": q[0]}, "q"), ({"k": q[:, :2]}, "k"), ({"omega": None}, "omega"),
         ({"omega": omega[:1]}, "omega"), ({"map": "rff"}, "map"), ({"map": "grid"}, "map"),
         ({"causal": True, "lengths": [3]}, "lengths"), ({"lengths": [4]}, "lengths"),
-        ({"grad_output": q[:, :2]}, "grad_output"), ({"bandwidth": 0.0}, "bandwidth")]
+        ({"grad_output": q[:, :2]}, "grad_output"), ({"bandwidth": 0.0}, "bandwidth"),
+        ({"normalise_keys": "l3"}, "normalise_keys")]
     for change, name in cases:
         arguments = {"q": q, "k": q, "v": q, "omega": omega, **change}
         with pytest.raises(ValueError, match=f"^{name}"):

@@ -12,13 +12,13 @@ import cpm.torch  # noqa: E402
 MAX_LENGTH = 12
 
 
-def train_config(data, output, attention, qk_tied):
+def train_config(data, output, attention, qk_tied, keys="none"):
     """A model that trains in a tenth of a second, at a rate that takes its weights far enough
     from their N(0, 0.02) start for GELU's tanh form and the q | k order to show in the logits."""
     return cpm.to_toml({
         "data": {"dataset": "sst2", "directory": str(data), "max_length": MAX_LENGTH},
         "model": {"d_model": 16, "heads": 2, "layers": 2, "d_ff": 32, "features": 8,
-                  "attention": attention, "qk_tied": qk_tied},
+                  "attention": attention, "qk_tied": qk_tied, "normalise_keys": keys},
         "training": {"epochs": 2, "batch_size": 16, "warmup_steps": 2, "learning_rate": 0.03},
         "phase_a": {"sequences": 32, "dynamics": {"steps": 5}},
         "evaluation": {"robustness": False},
@@ -35,17 +35,19 @@ def padded_batch(vocabulary, rng, batch=6):
     return tokens, lengths
 
 
-@pytest.mark.parametrize("attention, qk_tied", [
-    ("kernel-favor", False), ("vanilla-porf-softplus", False), ("vanilla-softmaxfeat", True),
-    ("softmax", False), ("uniform", True)])
+@pytest.mark.parametrize("attention, qk_tied, keys", [
+    ("kernel-favor", False, "none"), ("vanilla-porf-softplus", False, "none"),
+    ("vanilla-softmaxfeat", True, "none"), ("softmax", False, "none"), ("uniform", True, "none"),
+    ("vanilla-favor", False, "l2"), ("vanilla-porf-softplus", True, "l1")])
 def test_the_torch_classifier_gives_the_logits_of_the_library(tmp_path, command_line, tiny_sst2,
-                                                              attention, qk_tied):
+                                                              attention, qk_tied, keys):
     config = tmp_path / "train.toml"
-    config.write_text(train_config(tiny_sst2, tmp_path / "run", attention, qk_tied))
+    config.write_text(train_config(tiny_sst2, tmp_path / "run", attention, qk_tied, keys))
     command_line("train", config, "--quiet")
     model_file = tmp_path / "run" / "model.h5"
 
     model = cpm.torch.TransformerClassifier.from_model_file(model_file)
+    assert model.normalise_keys == (None if keys == "none" else keys)
     assert model.vocabulary[:3] == ["<pad>", "<unk>", "<sep>"] and "good" in model.vocabulary
     tokens, lengths = padded_batch(len(model.vocabulary), np.random.default_rng(3))
     expected = cpm.classifier_logits(str(model_file), tokens, lengths)
@@ -79,3 +81,15 @@ def test_bad_batches_are_refused():
 def test_a_map_without_one_particle_per_feature_is_refused():
     with pytest.raises(ValueError, match="no 'elu'"):
         cpm.torch.TransformerClassifier(16, 2, feature_map="elu")
+
+
+def test_phase_a_is_refused_with_normalised_keys(tmp_path, command_line, tiny_sst2):
+    config = tmp_path / "train.toml"
+    config.write_text(train_config(tiny_sst2, tmp_path / "run", "kernel-favor", False, "l2"))
+    result = command_line("train", config, check=False)
+    assert result.returncode == 2
+    assert "normalise_keys" in result.stderr and "Phase A" in result.stderr
+    config.write_text(train_config(tiny_sst2, tmp_path / "run", "vanilla-favor", False, "l3"))
+    result = command_line("train", config, check=False)
+    assert result.returncode == 2 and "normalise_keys" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

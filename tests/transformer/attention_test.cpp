@@ -23,7 +23,8 @@ struct AttentionFixture {
   int m;
   FeatureMapSpec spec;
   std::vector<int> lengths;
-  std::vector<double> qkv, omega, out, lse, phi_q, phi_k, inv, kv, z, scratch, scratch_double;
+  std::vector<double> qkv, omega, out, lse, phi_q, phi_k, inv, key_norm, kv, z, scratch,
+      scratch_double;
 
   AttentionFixture(AttentionLayout a, int m_, FeatureMapSpec s, std::vector<int> len,
                    std::uint64_t seed)
@@ -36,6 +37,7 @@ struct AttentionFixture {
     phi_q.assign(std::size_t(bh) * m * a.length, 0.0);
     phi_k = phi_q;
     inv.assign(std::size_t(bh) * a.length, 0.0);
+    key_norm = inv;
     kv.assign(std::size_t(bh) * m * a.head_size, 0.0);
     z.assign(std::size_t(bh) * m, 0.0);
     scratch.assign(max_threads() * std::max(linear_attention_scratch(m, a.length, a.head_size),
@@ -44,7 +46,7 @@ struct AttentionFixture {
     scratch_double.assign(max_threads() * linear_attention_scratch_double(m, a.head_size), 0.0);
   }
   LinearAttentionCache<double> cache() {
-    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data()};
+    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data(), key_norm.data()};
   }
   void linear_forward() {
     linear_attention_forward(out.data(), cache(), qkv.data(), omega.data(), lengths.data(), layout,
@@ -149,11 +151,54 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
   return 0.0;
 }
 
+struct NormalisedVariant {
+  FeatureMapKind kind;
+  KeyNormalisation keys;
+};
+
+class KeyNormalisedAttention : public ::testing::TestWithParam<NormalisedVariant> {};
+
+// φ(k)/‖φ(k)‖ in the forward and backward passes, padding included; taylor's features change sign
+// (the l1 norm's sign(φ) term).
+TEST_P(KeyNormalisedAttention, BackwardMatchesFiniteDifferencesWithPadding) {
+  const auto [kind, keys] = GetParam();
+  FeatureMapSpec spec{kind, 1e-6};
+  spec.key_normalisation = keys;
+  const int m = kind == FeatureMapKind::taylor ? 10 : kind == FeatureMapKind::hedgehog ? 8 : 4;
+  AttentionFixture f({2, 5, 2, 3, false}, m, spec, {5, 3}, 31);
+  const auto g = random_vector(f.out.size(), 32);
+  auto loss = [&] {
+    f.linear_forward();
+    return weighted_sum(f.out.data(), g);
+  };
+  loss();
+  const auto dqkv = f.linear_backward(g);
+  expect_gradient(f.qkv, dqkv, loss,
+                  "dqkv " + feature_map_name(kind) + " " + key_normalisation_name(keys),
+                  kind == FeatureMapKind::favor ? 1e-4 : 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    NormalisedKeys, KeyNormalisedAttention,
+    ::testing::Values(NormalisedVariant{FeatureMapKind::favor, KeyNormalisation::l2},
+                      NormalisedVariant{FeatureMapKind::favor, KeyNormalisation::l1},
+                      NormalisedVariant{FeatureMapKind::porf_softplus, KeyNormalisation::l2},
+                      NormalisedVariant{FeatureMapKind::softmaxfeat, KeyNormalisation::l1},
+                      NormalisedVariant{FeatureMapKind::hedgehog, KeyNormalisation::l2},
+                      NormalisedVariant{FeatureMapKind::taylor, KeyNormalisation::l1},
+                      NormalisedVariant{FeatureMapKind::taylor, KeyNormalisation::l2}));
+
 TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
-  for (FeatureMapKind kind :
-       {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat}) {
+  for (const auto& [kind, keys] :
+       {std::pair{FeatureMapKind::favor, KeyNormalisation::none},
+        std::pair{FeatureMapKind::porf_softplus, KeyNormalisation::none},
+        std::pair{FeatureMapKind::softmaxfeat, KeyNormalisation::none},
+        std::pair{FeatureMapKind::favor, KeyNormalisation::l2},
+        std::pair{FeatureMapKind::porf_softplus, KeyNormalisation::l1}}) {
     // ε = 0: the max-shifts must then cancel exactly.
-    AttentionFixture f({2, 6, 2, 4, false}, 5, {kind, 0.0}, {6, 4}, 25);
+    FeatureMapSpec spec{kind, 0.0};
+    spec.key_normalisation = keys;
+    AttentionFixture f({2, 6, 2, 4, false}, 5, spec, {6, 4}, 25);
     f.linear_forward();
     const AttentionLayout& a = f.layout;
     const double s = 1.0 / std::sqrt(2.0);  // d_head^{-1/4} for d_head = 4
@@ -174,6 +219,8 @@ TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
           std::vector<double> x(a.head_size);
           for (int r = 0; r < a.head_size; ++r) x[r] = s * k(r, j);
           for (int r = 0; r < f.m; ++r) phi_k(r, j) = feature(kind, om, f.m, r, x);
+          if (keys == KeyNormalisation::l2) phi_k.col(j).normalize();
+          if (keys == KeyNormalisation::l1) phi_k.col(j) /= phi_k.col(j).cwiseAbs().sum();
         }
         const Eigen::MatrixXd scores = phi_q.transpose() * phi_k;  // the explicit (L, len) matrix
         for (int i = 0; i < a.length; ++i) {
@@ -182,7 +229,8 @@ TEST(LinearAttention, EqualsExplicitNormalisedKernelAttention) {
           const auto got = a.output(static_cast<const double*>(f.out.data()), b, h).col(i);
           for (int r = 0; r < a.head_size; ++r)
             EXPECT_NEAR(got(r), expected(r), 1e-11 * (1 + std::abs(expected(r))))
-                << feature_map_name(kind) << " b=" << b << " h=" << h << " i=" << i;
+                << feature_map_name(kind) << " " << key_normalisation_name(keys) << " b=" << b
+                << " h=" << h << " i=" << i;
         }
       }
   }

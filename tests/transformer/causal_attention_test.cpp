@@ -29,7 +29,7 @@ struct CausalFixture {
   int m;
   FeatureMapSpec spec;
   std::vector<int> lengths;
-  std::vector<T> qkv, omega, out, lse, phi_q, phi_k, inv, scratch, dqkv, domega;
+  std::vector<T> qkv, omega, out, lse, phi_q, phi_k, inv, key_norm, scratch, dqkv, domega;
   std::vector<double> kv, z, scratch_double;
 
   CausalFixture(AttentionLayout a, int m_, FeatureMapSpec s, std::uint64_t seed)
@@ -44,6 +44,7 @@ struct CausalFixture {
     phi_q.assign(std::size_t(bh) * m * a.length, T(0));
     phi_k = phi_q;
     inv = lse;
+    key_norm = lse;
     kv.assign(std::size_t(bh) * m * a.head_size, 0.0);
     z.assign(std::size_t(bh) * m, 0.0);
     const std::size_t threads = std::max(max_threads(), 2);  // the thread test runs 2
@@ -53,7 +54,7 @@ struct CausalFixture {
     scratch_double.assign(threads * causal_linear_attention_scratch_double(m, a.head_size), 0.0);
   }
   CausalLinearAttentionCache<T> cache() {
-    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data()};
+    return {phi_q.data(), phi_k.data(), kv.data(), z.data(), inv.data(), key_norm.data()};
   }
   void linear_forward() {
     causal_linear_attention_forward(out.data(), cache(), qkv.data(), omega.data(), layout, spec, m,
@@ -214,6 +215,53 @@ INSTANTIATE_TEST_SUITE_P(AllMaps, CausalLinearAttention,
                                            Variant{FeatureMapKind::porf_softplus, true},
                                            Variant{FeatureMapKind::softmaxfeat, false},
                                            Variant{FeatureMapKind::softmaxfeat, true}));
+
+// Keys normalised, φ(k)/‖φ(k)‖₂ and φ(k)/‖φ(k)‖₁: the chunked causal attention against the O(L²)
+// sum written out, and its backward pass against finite differences.
+TEST(CausalLinearAttention, NormalisedKeysEqualTheExplicitSumAndDifferentiate) {
+  for (const auto& [kind, keys] : {std::pair{FeatureMapKind::favor, KeyNormalisation::l2},
+                                   std::pair{FeatureMapKind::porf_softplus, KeyNormalisation::l1},
+                                   std::pair{FeatureMapKind::softmaxfeat, KeyNormalisation::l2}}) {
+    FeatureMapSpec spec{kind, kind == FeatureMapKind::favor ? 0.0 : 1e-3};
+    spec.key_normalisation = keys;
+    const std::string name = feature_map_name(kind) + " " + key_normalisation_name(keys);
+    CausalFixture<double> f({1, kLength, 2, 4, false}, 5, spec, 54);
+    f.linear_forward();
+    const AttentionLayout& a = f.layout;
+    const double s = 1.0 / std::sqrt(2.0);  // d_head^{-1/4} for d_head = 4
+    for (int h = 0; h < a.heads; ++h) {
+      const auto q = a.block(static_cast<const double*>(f.qkv.data()), 0, h, 0);
+      const auto k = a.block(static_cast<const double*>(f.qkv.data()), 0, h, a.k_offset());
+      const auto v = a.block(static_cast<const double*>(f.qkv.data()), 0, h, a.v_offset());
+      const double* om = f.omega.data() + h * f.m * a.head_size;
+      Eigen::MatrixXd phi_q(f.m, a.length), phi_k(f.m, a.length);
+      for (int i = 0; i < a.length; ++i) {
+        for (int r = 0; r < f.m; ++r) {
+          phi_q(r, i) = feature(spec, om, f.m, r, s * q.col(i));
+          phi_k(r, i) = feature(spec, om, f.m, r, s * k.col(i));
+        }
+        phi_k.col(i) /=
+            keys == KeyNormalisation::l2 ? phi_k.col(i).norm() : phi_k.col(i).cwiseAbs().sum();
+      }
+      const auto got = a.output(static_cast<const double*>(f.out.data()), 0, h);
+      for (int i = 0; i < a.length; ++i) {
+        const Eigen::VectorXd kernel = phi_k.leftCols(i + 1).transpose() * phi_q.col(i);
+        const Eigen::VectorXd expected = v.leftCols(i + 1) * kernel / kernel.sum();
+        for (int r = 0; r < a.head_size; ++r)
+          EXPECT_NEAR(got(r, i), expected(r), 1e-9 * (1 + std::abs(expected(r))))
+              << name << " h=" << h << " i=" << i;
+      }
+    }
+    CausalFixture<double> g({2, kLength, 2, 2, false}, 3, spec, 55);
+    const auto weights = random_vector(g.out.size(), 56);
+    auto loss = [&] {
+      g.linear_forward();
+      return weighted_sum(g.out.data(), weights);
+    };
+    loss();
+    expect_gradient(g.qkv, g.linear_backward(weights), loss, "causal dqkv " + name, 1e-7);
+  }
+}
 
 // The maps without particles (elu, dpfp) and with D_φ = 2r (hedgehog): m = D_φ, and the particle
 // blocks of the heads have particle_rows(spec, m, d_head) rows.

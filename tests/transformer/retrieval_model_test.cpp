@@ -50,6 +50,7 @@ struct Case {
   const char* name;
   FeatureInput input = FeatureInput::fixed;
   double bandwidth = 1.0;
+  KeyNormalisation keys = KeyNormalisation::none;
 };
 
 class RetrievalGradient : public ::testing::TestWithParam<Case> {};
@@ -59,6 +60,7 @@ TEST_P(RetrievalGradient, GradientMatchesFiniteDifferences) {
   RetrievalShape shape = tiny_shape(c.attention, c.map, c.features);
   shape.feature_input = c.input;
   shape.feature_map.bandwidth = c.bandwidth;
+  shape.feature_map.key_normalisation = c.keys;
   RetrievalModel<double> model(shape, 2);
   model.initialise_parameters(3);
   if (c.input == FeatureInput::metric)  // away from I, so that Mᵀ and M differ
@@ -90,14 +92,25 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor_metric",
                            FeatureInput::metric, 0.6},
                       Case{AttentionKind::linear, FeatureMapKind::porf_softplus, 8,
-                           "softplus_metric", FeatureInput::metric, 1.3}),
+                           "softplus_metric", FeatureInput::metric, 1.3},
+                      Case{AttentionKind::linear, FeatureMapKind::favor, 8, "favor_keys_l2",
+                           FeatureInput::fixed, 0.6, KeyNormalisation::l2},
+                      Case{AttentionKind::linear, FeatureMapKind::porf_softplus, 8,
+                           "softplus_metric_keys_l1", FeatureInput::metric, 1.3,
+                           KeyNormalisation::l1}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Trainable particles: d loss / d particles of the read-out weights.
 TEST(RetrievalParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
-  for (FeatureMapKind map : {FeatureMapKind::favor, FeatureMapKind::porf_softplus,
-                             FeatureMapKind::softmaxfeat, FeatureMapKind::hedgehog}) {
-    RetrievalModel<double> model(tiny_shape(AttentionKind::linear, map, 8), 2);
+  for (const auto& [map, keys] : {std::pair{FeatureMapKind::favor, KeyNormalisation::none},
+                                  std::pair{FeatureMapKind::porf_softplus, KeyNormalisation::none},
+                                  std::pair{FeatureMapKind::softmaxfeat, KeyNormalisation::none},
+                                  std::pair{FeatureMapKind::hedgehog, KeyNormalisation::none},
+                                  std::pair{FeatureMapKind::favor, KeyNormalisation::l2},
+                                  std::pair{FeatureMapKind::hedgehog, KeyNormalisation::l1}}) {
+    RetrievalShape shape = tiny_shape(AttentionKind::linear, map, 8);
+    shape.feature_map.key_normalisation = keys;
+    RetrievalModel<double> model(shape, 2);
     model.initialise_parameters(3);
     fill_particles(model, 4);
     const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
@@ -107,7 +120,7 @@ TEST(RetrievalParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
     std::vector<double> analytic = model.particle_gradients();
     testing::expect_gradient(
         model.particles(), analytic, [&] { return model.forward(batch); },
-        "dΩ " + feature_map_name(map), 1e-7);
+        "dΩ " + feature_map_name(map) + " keys " + key_normalisation_name(keys), 1e-7);
   }
 }
 

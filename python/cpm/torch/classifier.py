@@ -95,7 +95,8 @@ class TransformerClassifier(nn.Module):
 
     def __init__(self, vocabulary_size, classes, max_length=128, d_model=64, heads=4, layers=2,
                  d_ff=128, attention="linear", feature_map="favor", features=64,
-                 feature_epsilon=1e-6, qk_tied=False, dropout=0.1, vocabulary=None):
+                 feature_epsilon=1e-6, qk_tied=False, dropout=0.1, vocabulary=None,
+                 normalise_keys=None):
         super().__init__()
         if attention not in _ATTENTIONS:
             raise ValueError(f"attention: unknown kind '{attention}' ({', '.join(_ATTENTIONS)})")
@@ -106,6 +107,7 @@ class TransformerClassifier(nn.Module):
             raise ValueError(f"d_model = {d_model} is not divisible by heads = {heads}")
         self.attention_kind, self.feature_map, self.qk_tied = attention, feature_map, qk_tied
         self.features, self.feature_epsilon = features, feature_epsilon
+        self.normalise_keys = normalise_keys
         self.heads = heads
         self.vocabulary = vocabulary
         self.token_embedding = nn.Embedding(vocabulary_size, d_model)
@@ -120,7 +122,8 @@ class TransformerClassifier(nn.Module):
         if self.attention_kind != "linear":
             return _SequenceAttention(d_model, self.heads, self.attention_kind, self.qk_tied)
         phi = ParticleFeatureMap(d_model // self.heads, self.features, heads=self.heads,
-                                 map=self.feature_map, epsilon=self.feature_epsilon)
+                                 map=self.feature_map, epsilon=self.feature_epsilon,
+                                 normalise_keys=self.normalise_keys)
         return KernelAttention(d_model, self.heads, phi, qk_tied=self.qk_tied)
 
     @classmethod
@@ -131,6 +134,8 @@ class TransformerClassifier(nn.Module):
             with h5py.File(path, "r") as file:
                 group = file["model"]
                 shape = {key: _attribute(group, key) for key in _SHAPE_KEYS}
+                keys = (_attribute(group, "normalise_keys") if "normalise_keys" in group.attrs
+                        else "none")  # absent in models of earlier builds
                 parameters = np.asarray(group["parameters"], dtype=np.float32)
                 particles = np.asarray(group["particles"], dtype=np.float32)
                 words = bytes(np.asarray(group["vocabulary"], dtype=np.uint8)).decode()
@@ -139,6 +144,7 @@ class TransformerClassifier(nn.Module):
         try:
             model = cls(shape.pop("vocabulary"), shape.pop("classes"),
                         qk_tied=bool(shape.pop("qk_tied")),
+                        normalise_keys=None if keys == "none" else keys,
                         vocabulary=words.split("\n")[:-1] or None, **shape)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
