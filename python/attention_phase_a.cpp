@@ -127,13 +127,6 @@ py::dict report_of(const RecallHeadAlignment& a) {
   return r;
 }
 
-// Riesz exponent s of the repulsion: 0 the log kernel, −1 the linear one, |z|^{−s} otherwise.
-InteractionKernel repulsion_kernel(double s) {
-  return s == 0.0    ? InteractionKernel::log()
-         : s == -1.0 ? InteractionKernel::linear()
-                     : InteractionKernel::power(s);
-}
-
 void read_radius(Options& o, std::optional<double>& radius) {
   if (!o.has("radius")) return;
   radius = o.number("radius", 0.0);
@@ -174,7 +167,7 @@ py::tuple labels_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const 
   c.tolerance = o.number("tolerance", c.tolerance);
   if (!(c.tolerance >= 0.0 && c.tolerance < 1.0)) throw InputError("tolerance: must lie in [0, 1)");
   c.check_every = std::max(1, o.integer("check_every", c.check_every));
-  c.interaction.kernel = repulsion_kernel(o.number("s", c.interaction.kernel.s));
+  c.interaction.kernel = riesz_kernel(o.number("s", c.interaction.kernel.s));
   c.interaction.lambda = o.number("lambda_", c.interaction.lambda);
   if (!(c.interaction.lambda >= 0.0)) throw InputError("lambda_: must be >= 0");
   if (o.has("repulsion_fraction")) {
@@ -220,7 +213,7 @@ py::tuple weights_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const
   c.gamma = o.number("gamma", c.gamma);
   if (!(c.gamma > 0.0) || !std::isfinite(c.gamma)) throw InputError("gamma: must be positive");
   read_radius(o, c.radius);
-  c.interaction.kernel = repulsion_kernel(o.number("s", c.interaction.kernel.s));
+  c.interaction.kernel = riesz_kernel(o.number("s", c.interaction.kernel.s));
   c.repulsion_fraction = o.number("repulsion_fraction", c.repulsion_fraction);
   if (!(c.repulsion_fraction >= 0.0)) throw InputError("repulsion_fraction: must be >= 0");
   const std::string integrator = o.text("integrator", "minimize");

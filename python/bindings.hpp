@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "physics/riesz_kernel.hpp"
+
 namespace cpm::python {
 
 namespace py = pybind11;
@@ -72,6 +74,9 @@ auto without_gil(Work&& work) {
     return result;
   }
 }
+
+// The repulsion W of Riesz exponent s: 0 the log kernel, −1 the linear one, |z|^{−s} otherwise.
+InteractionKernel riesz_kernel(double s);
 
 // For a callback inside such work: with the GIL taken back briefly, a pending Ctrl-C is thrown
 // (as KeyboardInterrupt) through the library's loop.

@@ -44,13 +44,6 @@ Eigen::MatrixXd targets_of(const py::handle& y, Eigen::Index rows) {
   return alignment_targets(labels, classes);
 }
 
-// The repulsion W of Riesz exponent s: 0 the log kernel, −1 the linear one, |z|^{−s} otherwise.
-InteractionKernel riesz_of(double s) {
-  return s == 0.0    ? InteractionKernel::log()
-         : s == -1.0 ? InteractionKernel::linear()
-                     : InteractionKernel::power(s);
-}
-
 py::dict history_dict(const std::vector<TrainingRecord>& trace) {
   Eigen::VectorXd step(trace.size()), alignment(trace.size()), min(trace.size()),
       mean(trace.size());
@@ -82,6 +75,12 @@ py::dict report_dict(const LearningReport& r) {
 }
 
 }  // namespace
+
+InteractionKernel riesz_kernel(double s) {
+  return s == 0.0    ? InteractionKernel::log()
+         : s == -1.0 ? InteractionKernel::linear()
+                     : InteractionKernel::power(s);
+}
 
 void bind_phase_a(py::module_& m) {
   m.def(
@@ -119,7 +118,7 @@ void bind_phase_a(py::module_& m) {
         settings.anchor = anchor;
         settings.prior_scale = scale;
         settings.repulsion.kernel =
-            lambda == 0.0 && drift_fraction < 0.0 ? InteractionKernel::none() : riesz_of(s);
+            lambda == 0.0 && drift_fraction < 0.0 ? InteractionKernel::none() : riesz_kernel(s);
         settings.repulsion.lambda = lambda;
         settings.drift_fraction = drift_fraction;
         settings.dynamics.beta = beta;

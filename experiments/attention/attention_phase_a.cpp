@@ -117,15 +117,18 @@ Eigen::MatrixXd spread_token_targets(const Eigen::MatrixXd& sequence_targets,
   return token_targets;
 }
 
+Domain phase_a_domain(const std::optional<double>& radius, int d) {
+  const double r = radius.value_or(2.0 * std::sqrt(static_cast<double>(d)));
+  return r > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(d), r) : Domain::whole_space(d);
+}
+
 HeadAlignment align_head_tokens(Eigen::MatrixXd& omega, std::shared_ptr<const Eigen::MatrixXd> x,
                                 const Eigen::MatrixXd& token_targets, const FeatureMap& map,
                                 const PhaseAConfig& config, std::uint64_t seed,
                                 std::uint64_t replica, const std::function<void(int)>& after_step) {
   const auto clock_start = std::chrono::steady_clock::now();
   const int m = static_cast<int>(omega.rows()), hs = static_cast<int>(omega.cols());
-  const double radius = config.radius.value_or(2.0 * std::sqrt(static_cast<double>(hs)));
-  const Domain domain =
-      radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(hs), radius) : Domain::whole_space(hs);
+  const Domain domain = phase_a_domain(config.radius, hs);
   Particles particles(m, hs);
   particles.positions = omega;
   domain.project_all(particles.positions);

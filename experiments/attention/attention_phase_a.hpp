@@ -26,10 +26,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/train_config.hpp"
+#include "core/domain.hpp"
 #include "experiments/attention/attention_data.hpp"
 #include "physics/external_potential.hpp"
 #include "physics/random_feature_maps.hpp"
@@ -81,6 +83,11 @@ LinearFitResidual linear_fit_residual(const Eigen::MatrixXd& before, const Eigen
 // half then weighing 1/2.
 Eigen::MatrixXd spread_token_targets(const Eigen::MatrixXd& sequence_targets,
                                      const std::vector<std::size_t>& lengths, bool both);
+
+// Phase A's domain D for particles in R^d: the ball of `radius` (absent: 2√d, twice the norm of a
+// standard Gaussian feature, so that the alignment cannot drive particles away; 0: the whole
+// space).
+Domain phase_a_domain(const std::optional<double>& radius, int d);
 
 // One head's Phase A: the particles omega (m, d_head) move in place on the alignment potential of
 // the token rows x (already scaled by the feature input scale) with per-row targets, with the

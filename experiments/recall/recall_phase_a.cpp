@@ -18,9 +18,7 @@ RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTarget
                                          const std::function<void()>& between_steps) {
   const auto clock_start = std::chrono::steady_clock::now();
   const int rows = static_cast<int>(omega.rows()), d = static_cast<int>(omega.cols());
-  const double radius = config.radius.value_or(2.0 * std::sqrt(static_cast<double>(d)));
-  const Domain domain =
-      radius > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(d), radius) : Domain::whole_space(d);
+  const Domain domain = phase_a_domain(config.radius, d);
   Particles particles(rows, d);
   particles.positions = omega;
   domain.project_all(particles.positions);
