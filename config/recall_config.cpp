@@ -326,11 +326,6 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
           throw std::invalid_argument(
               "a learned temperature or metric is an arm of "
               "associative_retrieval only");
-        if (arm.kernel && c.model.normalise_keys != KeyNormalisation::none)
-          throw std::invalid_argument(
-              std::string("runs Phase A, which does not align normalised keys: "
-                          "model.normalise_keys = \"") +
-              key_normalisation_name(c.model.normalise_keys) + "\" takes the other arms");
         if (arm.particles)  // D_φ must suit the map (hedgehog: an even D_φ)
           for (int f : c.model.features)
             particle_rows(arm.map, recall_feature_dim(arm, f, head_size), head_size);

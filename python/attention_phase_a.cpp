@@ -205,6 +205,12 @@ py::tuple weights_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const
                           Options& o) {
   const std::string target = capacity ? "capacity" : "softmax";
   const double temperature = capacity ? 1.0 : o.number("temperature", 1.0);
+  KeyNormalisation keys = KeyNormalisation::none;
+  try {
+    keys = key_normalisation(o.text("normalise_keys", "none"));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("normalise_keys: ") + e.what());
+  }
   if (!(temperature > 0.0) || !std::isfinite(temperature))
     throw InputError("temperature: must be a positive number");
   RecallPhaseAConfig c;
@@ -253,7 +259,7 @@ py::tuple weights_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const
     set_softmax_targets(t, 1.0 / (temperature * bandwidth * bandwidth));
   }
   const RecallHeadAlignment a = without_gil([&] {
-    return align_head_particles(omega, std::move(t), c, seed, replica, "attention_phase_a",
+    return align_head_particles(omega, std::move(t), c, seed, replica, "attention_phase_a", keys,
                                 [] { raise_pending_signal(); });
   });
   return py::make_tuple(to_numpy(std::move(omega)), report_of(a));
@@ -318,7 +324,8 @@ void bind_attention_phase_a(py::module_& m) {
       "bandwidth * d^(-1/4) * x. Options (**dynamics): gamma, radius, s, repulsion_fraction,\n"
       "steps, step, beta, tolerance; 'labels' also lambda_, relative_gamma, centred, normalised,\n"
       "queries_and_keys, check_every; 'softmax'/'capacity' also temperature, integrator,\n"
-      "max_iterations. seed and replica key the noise. Returns (particles (m, d), report dict).");
+      "max_iterations, normalise_keys ('l2', 'l1': the weights of normalised key features). seed "
+      "and replica key the noise. Returns (particles (m, d), report dict).");
 }
 
 }  // namespace cpm::python

@@ -78,8 +78,9 @@ void set_softmax_targets(AttentionTargets& t, double temperature) {
   }
 }
 
-AttentionWeightPotential::AttentionWeightPotential(AttentionTargets targets, double gamma)
-    : t_(std::move(targets)), gamma_(gamma) {
+AttentionWeightPotential::AttentionWeightPotential(AttentionTargets targets, double gamma,
+                                                   KeyNormalisation keys)
+    : t_(std::move(targets)), gamma_(gamma), keys_(keys) {
   const Eigen::Index n_q = t_.queries.rows(), d = t_.queries.cols();
   if (t_.keys.cols() != d || static_cast<Eigen::Index>(t_.key_begin.size()) != n_q ||
       static_cast<Eigen::Index>(t_.key_end.size()) != n_q || n_q == 0)
@@ -139,6 +140,17 @@ double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
         log_kernel_[p] =
             query_offset_[a] + key_offset_[i] +
             log_sum_exp_of_sum(query_scores_.row(a).data(), key_scores_.row(i).data(), m);
+  // Normalised keys: log κ_ai − log n(y_i), n = ‖φ(y_i)‖₁ = e^{−|y|²/2} Σ_k e^{z_k} or
+  // ‖φ(y_i)‖₂ = e^{−|y|²/2} (Σ_k e^{2 z_k})^{1/2}, z_k = ω_kᵀy_i.
+  if (keys_ != KeyNormalisation::none) {
+    const double c = keys_ == KeyNormalisation::l2 ? 2.0 : 1.0;
+    key_log_norm_.resize(t_.keys.rows());
+    for (Eigen::Index i = 0; i < t_.keys.rows(); ++i)
+      key_log_norm_[i] = key_offset_[i] + log_sum_exp((c * key_scores_.row(i)).eval()) / c;
+    for (Eigen::Index a = 0; a < n_q; ++a)
+      for (Eigen::Index i = t_.key_begin[a], p = first_pair_[a]; i < t_.key_end[a]; ++i, ++p)
+        log_kernel_[p] -= key_log_norm_[i];
+  }
   // â_ai = softmax over the query's keys; U/γ = (1/n_q) Σ −p log â.
   double loss = 0.0;
   for (Eigen::Index a = 0; a < n_q; ++a) {
@@ -154,6 +166,7 @@ double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
   if (!gradient) return loss;
   // R_ai = (â_ai − p_ai) r_·,ai, summed over each query's keys and over each key's queries; the
   // keys' sums per block (over the block's key range), then in block order.
+  const bool normalised = keys_ != KeyNormalisation::none;
   query_weights_.resize(n_q, m);
   key_weights_.resize(blocks_.size());
 #pragma omp parallel for schedule(dynamic)
@@ -166,7 +179,9 @@ double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
       std::fill_n(to_query, m, 0.0);
       const double* x = query_scores_.row(a).data();
       for (Eigen::Index i = t_.key_begin[a], p = first_pair_[a]; i < t_.key_end[a]; ++i, ++p) {
-        const double shift = log_kernel_[p] - query_offset_[a] - key_offset_[i];
+        // logsumexp_k z_k (log κ before the key's normalisation)
+        const double shift = log_kernel_[p] - query_offset_[a] - key_offset_[i] +
+                             (normalised ? key_log_norm_[i] : 0.0);
         const double w = weights_[p] - t_.target[p];
         add_scaled_exponentials(to_query, keys.row(i - block.key_lo).data(), x,
                                 key_scores_.row(i).data(), shift, w, m);
@@ -177,6 +192,21 @@ double AttentionWeightPotential::cross_entropy(const Eigen::MatrixXd& particles,
   for (Eigen::Index b = 0; b < blocks; ++b)
     key_total_.middleRows(blocks_[b].key_lo, blocks_[b].key_hi - blocks_[b].key_lo) +=
         key_weights_[b];
+  if (keys_ != KeyNormalisation::none) {
+    // −∂ log n(y_i)/∂ω_k = −softmax_k(c z)_k y_i, weighted by W_i = Σ_{a sees i} (â_ai − p_ai).
+    const double c = keys_ == KeyNormalisation::l2 ? 2.0 : 1.0;
+    key_pair_weights_.setZero(t_.keys.rows());
+    for (Eigen::Index a = 0; a < n_q; ++a)
+      for (Eigen::Index i = t_.key_begin[a], p = first_pair_[a]; i < t_.key_end[a]; ++i, ++p)
+        key_pair_weights_[i] += weights_[p] - t_.target[p];
+    for (Eigen::Index i = 0; i < t_.keys.rows(); ++i) {
+      auto row = key_total_.row(i);
+      const double top = c * key_scores_.row(i).maxCoeff();
+      const double norm = std::exp(c * key_log_norm_[i] - c * key_offset_[i] - top);
+      for (Eigen::Index k = 0; k < m; ++k)
+        row[k] -= key_pair_weights_[i] * std::exp(c * key_scores_(i, k) - top) / norm;
+    }
+  }
   gradient->noalias() = query_weights_.transpose() * t_.queries;
   gradient->noalias() += key_total_.transpose() * t_.keys;
   *gradient /= static_cast<double>(n_q);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "physics/external_potential.hpp"
+#include "transformer/key_normalisation.hpp"
 
 namespace cpm {
 
@@ -37,7 +38,10 @@ void set_softmax_targets(AttentionTargets& t, double temperature = 1.0);
 
 class AttentionWeightPotential final : public ExternalPotential {
  public:
-  AttentionWeightPotential(AttentionTargets targets, double gamma);
+  // keys: the linear weights read normalised key features, κ̃_ai = κ_ai / ‖φ(y_i)‖
+  // (transformer/key_normalisation.hpp), the kernel of attention with normalise_keys.
+  AttentionWeightPotential(AttentionTargets targets, double gamma,
+                           KeyNormalisation keys = KeyNormalisation::none);
 
   void evaluate(const Eigen::MatrixXd& particles, Eigen::VectorXd& value,
                 Eigen::MatrixXd* gradient) const override;
@@ -64,6 +68,8 @@ class AttentionWeightPotential final : public ExternalPotential {
   std::vector<Block> blocks_;
   double target_entropy_ = 0.0;  // mean H(p_a)
   double gamma_;
+  KeyNormalisation keys_;
+  mutable Eigen::VectorXd key_log_norm_, key_pair_weights_;  // log ‖φ(y_i)‖, W_i
   using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   mutable Rows query_scores_, key_scores_;  // XΩᵀ (n_q, m), YΩᵀ (n_k, m)
   mutable Eigen::VectorXd log_kernel_, weights_;

@@ -136,7 +136,7 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
   const double temperature = teacher ? 1.0 / (tau * tau * std::sqrt(static_cast<double>(d))) : 1.0;
   set_retrieval_targets(t, setting_.target, train_, n, n_k, S, temperature);
   return {align_head_particles(model_->particles().data(), model_->particle_rows(), d, std::move(t),
-                               p, seed_, 0, config_.source)};
+                               p, seed_, 0, config_.source, config_.model.normalise_keys)};
 }
 
 RecallScore RetrievalArm::evaluate(RecallSplit split, bool measure_capacity) {
@@ -310,9 +310,10 @@ std::vector<RecallHeadAlignment> MqarArm::phase_a(bool teacher) {
     }
     for (int h = 0; h < s.heads; ++h) {
       set_softmax_targets(heads[h], temperature);
-      report.push_back(align_head_particles(
-          model_->head_particles(l, h), model_->particle_rows(), hs, std::move(heads[h]), p, seed_,
-          static_cast<std::uint64_t>(l * s.heads + h), config_.source));
+      report.push_back(align_head_particles(model_->head_particles(l, h), model_->particle_rows(),
+                                            hs, std::move(heads[h]), p, seed_,
+                                            static_cast<std::uint64_t>(l * s.heads + h),
+                                            config_.source, config_.model.normalise_keys));
       report.back().layer = l;
       report.back().head = h;
     }

@@ -15,6 +15,7 @@ namespace cpm {
 RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
                                          std::uint64_t replica, const std::string& source,
+                                         KeyNormalisation keys,
                                          const std::function<void()>& between_steps) {
   const auto clock_start = std::chrono::steady_clock::now();
   const int rows = static_cast<int>(omega.rows()), d = static_cast<int>(omega.cols());
@@ -24,7 +25,7 @@ RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTarget
   domain.project_all(particles.positions);
   const Eigen::MatrixXd initial = particles.positions;
 
-  auto potential = std::make_shared<AttentionWeightPotential>(std::move(targets), 1.0);
+  auto potential = std::make_shared<AttentionWeightPotential>(std::move(targets), 1.0, keys);
   const bool repulsion = config.interaction.kernel.kind != InteractionKernel::Kind::none &&
                          config.repulsion_fraction > 0.0;
   std::unique_ptr<InteractionSum> pairs =
@@ -75,12 +76,13 @@ RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTarget
 
 RecallHeadAlignment align_head_particles(float* omega, int rows, int d, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
-                                         std::uint64_t replica, const std::string& source) {
+                                         std::uint64_t replica, const std::string& source,
+                                         KeyNormalisation keys) {
   Eigen::MatrixXd w(rows, d);
   for (int k = 0; k < rows; ++k)
     for (int a = 0; a < d; ++a) w(k, a) = omega[k * d + a];
   RecallHeadAlignment a =
-      align_head_particles(w, std::move(targets), config, seed, replica, source);
+      align_head_particles(w, std::move(targets), config, seed, replica, source, keys);
   for (int k = 0; k < rows; ++k)
     for (int c = 0; c < d; ++c) omega[k * d + c] = static_cast<float>(w(k, c));
   return a;

@@ -26,14 +26,17 @@ struct RecallHeadAlignment {
 };
 
 // Moves the particles omega (rows, d) in place. `replica` keys the noise of this head (finite β
-// only). between_steps() runs after every step or minimiser iteration (a pending Ctrl-C).
+// only); `keys`: the attention's key normalisation, which the weights then read.
+// between_steps() runs after every step or minimiser iteration (a pending Ctrl-C).
 RecallHeadAlignment align_head_particles(Eigen::MatrixXd& omega, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
                                          std::uint64_t replica, const std::string& source,
+                                         KeyNormalisation keys,
                                          const std::function<void()>& between_steps = {});
 // The same for the particle block `omega` ((rows, d) row-major floats) of a model.
 RecallHeadAlignment align_head_particles(float* omega, int rows, int d, AttentionTargets targets,
                                          const RecallPhaseAConfig& config, std::uint64_t seed,
-                                         std::uint64_t replica, const std::string& source);
+                                         std::uint64_t replica, const std::string& source,
+                                         KeyNormalisation keys);
 
 }  // namespace cpm

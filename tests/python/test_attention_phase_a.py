@@ -182,3 +182,27 @@ def test_ctrl_c_raises_keyboard_interrupt():
                                   steps=1_000_000)
     finally:
         timer.cancel()
+
+
+def test_normalised_keys_align_the_weights_of_features_of_one_length():
+    """â_ai ∝ φ(x_a)ᵀφ(y_i)/‖φ(y_i)‖: the alignment before the dynamics, recomputed in numpy."""
+    rng = np.random.default_rng(11)
+    q, k, sequence = _heads(rng)
+    omega = _in_ball(cpm.generate_features("orthogonal", 8, 4, seed=4))
+    x, y = 4 ** -0.25 * q, 4 ** -0.25 * k
+    phi = lambda z: np.exp(z @ omega.T - 0.5 * (z * z).sum(1, keepdims=True))
+    for keys, norm in (("l2", lambda f: np.linalg.norm(f, axis=1)), ("l1", lambda f: f.sum(1))):
+        total = 0.0
+        for a in range(len(q)):
+            rows = np.flatnonzero(sequence == sequence[a])
+            logits = q[a] @ k[rows].T / 2.0
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            fk = phi(y[rows])
+            w = fk @ phi(x[a:a + 1])[0] / norm(fk)
+            total += (p * np.log(p / (w / w.sum()))).sum()
+        _, report = cpm.attention_phase_a(q, k, omega, sequence=sequence, normalise_keys=keys,
+                                          max_iterations=0)
+        assert report["alignment_before"] == pytest.approx(total / len(q), rel=1e-9)
+    with pytest.raises(ValueError, match="normalise_keys: unknown key normalisation 'l3'"):
+        cpm.attention_phase_a(q, k, omega, sequence=sequence, normalise_keys="l3")

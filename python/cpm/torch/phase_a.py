@@ -177,6 +177,8 @@ def phase_a(model, batches, target="softmax", labels=None, masks=None, causal=Fa
                 queries = _first_sequences(queries, sequences)
                 keys = _first_sequences(keys, sequences)
             is_causal = bool(getattr(owners.get(fmap), "causal", causal))
+            if fmap.normalise_keys is not None:  # the weights of the attention's own keys
+                options.setdefault("normalise_keys", fmap.normalise_keys)
             particles = fmap.omega.detach().to("cpu", torch.float64)
             heads = particles.shape[0]
             aligned = []

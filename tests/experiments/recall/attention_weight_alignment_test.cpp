@@ -82,6 +82,42 @@ TEST(AttentionWeightAlignment, GradientOverOverlappingBlocksMatchesFiniteDiffere
                            random_matrix(6, 4, 1.0, 13), 1e-5);
 }
 
+TEST(AttentionWeightAlignment, NormalisedKeysGradientMatchesFiniteDifferences) {
+  for (KeyNormalisation keys : {KeyNormalisation::l2, KeyNormalisation::l1}) {
+    SCOPED_TRACE(key_normalisation_name(keys));
+    expect_gradient_of_total(AttentionWeightPotential(small_problem(0.6), 0.8, keys),
+                             random_matrix(5, 4, 1.0, 3), 1e-6);
+    expect_gradient_of_total(AttentionWeightPotential(sliding_windows(), 1.0, keys),
+                             random_matrix(6, 4, 1.0, 13), 1e-5);
+  }
+}
+
+// With normalised keys the weights are those of φ(x)ᵀφ(y_i)/‖φ(y_i)‖ with favor's features
+// φ_k(x) = exp(ω_kᵀx − |x|²/2) written out: the alignment is the mean KL to them.
+TEST(AttentionWeightAlignment, NormalisedKeysWeighTheFeaturesDividedByTheirLength) {
+  const AttentionTargets t = small_problem(0.6);
+  const Eigen::MatrixXd omega = random_matrix(5, 4, 1.0, 3);
+  auto phi = [&](const Eigen::VectorXd& x) {
+    return ((omega * x).array() - 0.5 * x.squaredNorm()).exp().matrix().eval();
+  };
+  for (KeyNormalisation keys : {KeyNormalisation::l2, KeyNormalisation::l1}) {
+    double kl = 0.0;
+    for (Eigen::Index a = 0, p = 0; a < 3; ++a) {
+      Eigen::VectorXd w(t.key_end[a] - t.key_begin[a]);
+      for (Eigen::Index i = t.key_begin[a]; i < t.key_end[a]; ++i) {
+        const Eigen::VectorXd f = phi(t.keys.row(i).transpose());
+        const double n = keys == KeyNormalisation::l2 ? f.norm() : f.sum();
+        w[i - t.key_begin[a]] = phi(t.queries.row(a).transpose()).dot(f) / n;
+      }
+      w /= w.sum();
+      for (Eigen::Index j = 0; j < w.size(); ++j, ++p)
+        if (t.target[p] > 0.0) kl += t.target[p] * std::log(t.target[p] / w[j]);
+    }
+    EXPECT_NEAR(AttentionWeightPotential(t, 1.0, keys).alignment(omega), kl / 3.0, 1e-12)
+        << key_normalisation_name(keys);
+  }
+}
+
 TEST(AttentionWeightAlignment, VanishesWhereTheFeaturesReproduceTheTargets) {
   AttentionTargets t = small_problem(0.6);
   const Eigen::MatrixXd omega = random_matrix(5, 4, 1.0, 4);
