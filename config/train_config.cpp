@@ -146,12 +146,13 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
 void read_experiment(TomlReader r, ExperimentConfig& e, KeyNormalisation keys) {
   e.variants = r.strings("variants", std::vector<std::string>{});
   for (const auto& v : e.variants) {
+    bool learned = false;
     try {
-      require(r, keys == KeyNormalisation::none || !parse_attention_variant(v).learned_particles,
-              "variants", phase_a_refuses(keys, v));
+      learned = parse_attention_variant(v).learned_particles;
     } catch (const std::invalid_argument& err) {
       r.fail("variants", err.what());
     }
+    require(r, keys == KeyNormalisation::none || !learned, "variants", phase_a_refuses(keys, v));
   }
   const auto seeds = r.numbers("seeds", std::vector<double>{1, 2, 3});
   e.seeds.clear();
