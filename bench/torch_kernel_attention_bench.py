@@ -245,7 +245,7 @@ def main():
     model, isa = instruction_set()
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     import torch_blas  # the BLAS torch's products ran on, as the other PyTorch benchmarks print it
-    print(f"CPU: {model}, {isa}, {os.cpu_count()} cores; torch {torch.__version__}, "
+    print(f"CPU: {model}, {isa}, {os.cpu_count()} cores; torch on "
           f"{torch.get_num_threads()} threads, device {args.device}"
           + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else "")
           + f"; {torch_blas.describe()}")
