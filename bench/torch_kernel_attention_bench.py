@@ -18,11 +18,12 @@ O(L D_phi d_head) memory. delta = 1e-12 is added to the denominator as KernelAtt
 (performer-pytorch adds its eps to every entry of k_cumsum instead), so the two outputs agree to
 rounding; the bench prints their largest difference.
 
-Time: median of --repeats forward + backward passes, module and baseline alternating in one
-process, after one warm-up pass each. Memory (CPU): the growth of the peak resident set over one
-forward + backward pass (VmHWM after it, reset to the resident set before it, less that), in a
-fresh subprocess per point (torch's CPU allocator is malloc, which tracemalloc does not see); on
-CUDA torch.cuda.max_memory_allocated over the pass. Slopes are least-squares fits of log(time)
+Time: median of --repeats forward + backward passes, the four (module and baseline, causal and
+not) interleaved per L in one process, the order reversed every repeat, after one warm-up pass
+each; causal / non-causal of the module also as the median of its adjacent pairs. Memory (CPU):
+the growth of the peak resident set over one forward + backward pass (VmHWM after it, reset to
+the resident set before it, less that), in a fresh subprocess per point (torch's CPU allocator is
+malloc, which tracemalloc does not see); on CUDA torch.cuda.max_memory_allocated over the pass. Slopes are least-squares fits of log(time)
 and log(memory) against log(L). The first line names the CPU's instruction set, torch's threads
 and the BLAS its products ran on (tests/torch_blas.py; Debian's PyTorch takes whichever
 libblas.so.3 the loader finds, LD_LIBRARY_PATH chooses another).
@@ -255,50 +256,61 @@ def main():
              "peak RSS growth in a fresh process per point")
           + f"; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
 
-    results = {}  # (causal, variant) -> {"time": [...], "memory": [...]}
-    for causal in (False, True):
-        layer = make_layer(args, causal, args.device)
+    layers = {causal: make_layer(args, causal, args.device) for causal in (False, True)}
+    for causal, layer in layers.items():
         x, grad = make_input(args, 128, args.device)
         with torch.no_grad():
             difference = (layer(x) - einsum_layer(layer, x)).abs().max().item()
             size = layer(x).abs().max().item()
-        print(f"\n{'causal' if causal else 'non-causal'}: |module − einsum| ≤ {difference:.2e} "
+        print(f"{'causal' if causal else 'non-causal'}: |module − einsum| ≤ {difference:.2e} "
               f"(outputs up to {size:.2f}, L = 128)")
+
+    # Per L, the four passes in one interleaved series, the order reversed every repeat; the two
+    # modules always run next to each other, and their ratio is the median of those pairs.
+    points = [(causal, v) for causal in (False, True) for v in RUNS]  # nc module, nc einsum, ...
+    order = [(False, "module"), (True, "module"), (False, "einsum"), (True, "einsum")]
+    results = {point: {"time": [], "memory": []} for point in points}
+    paired = []
+    for length in lengths:
+        x, grad = make_input(args, length, args.device)
+        for causal, v in points:
+            step(layers[causal], RUNS[v], x, grad)  # warm-up at this length
+        times = {point: [] for point in points}
+        for repeat in range(args.repeats):
+            for causal, v in (order if repeat % 2 == 0 else order[::-1]):
+                times[(causal, v)].append(timed(args, layers[causal], RUNS[v], x, grad))
+        del x, grad
+        paired.append(statistics.median(
+            c / n for c, n in zip(times[(True, "module")], times[(False, "module")])))
+        for causal, v in points:
+            results[(causal, v)]["time"].append(statistics.median(times[(causal, v)]))
+            memory = None
+            if not args.no_memory:
+                memory, error = measured_memory(args, v, causal, length)
+                if error:
+                    print(f"  memory of {v} at L = {length}: {error}")
+            results[(causal, v)]["memory"].append(memory)
+        print(f"  L = {length} done, causal / non-causal module {paired[-1]:.2f}", flush=True)
+
+    for causal in (False, True):
+        rows = {v: results[(causal, v)] for v in RUNS}
+        print(f"\n{'causal' if causal else 'non-causal'}:")
         print(f"{'L':>6} {'module ms':>10} {'einsum ms':>10} {'module/einsum':>14} "
-              f"{'module MiB':>10} {'einsum MiB':>10} {'local slope t':>14}", flush=True)
-        rows = {v: {"time": [], "memory": []} for v in RUNS}
+              f"{'module MiB':>10} {'einsum MiB':>10} {'local slope t':>14}")
         for i, length in enumerate(lengths):
-            x, grad = make_input(args, length, args.device)
-            times = {v: [] for v in RUNS}
-            for v in RUNS:
-                step(layer, RUNS[v], x, grad)  # warm-up at this length
-            for repeat in range(args.repeats):
-                order = list(RUNS) if repeat % 2 == 0 else list(RUNS)[::-1]
-                for v in order:
-                    times[v].append(timed(args, layer, RUNS[v], x, grad))
-            del x, grad
-            for v in RUNS:
-                rows[v]["time"].append(statistics.median(times[v]))
-                memory = None
-                if not args.no_memory:
-                    memory, error = measured_memory(args, v, causal, length)
-                    if error:
-                        print(f"  memory of {v} at L = {length}: {error}")
-                rows[v]["memory"].append(memory)
-            t_mod, t_ein = rows["module"]["time"][-1], rows["einsum"]["time"][-1]
-            local = "" if i == 0 else f"{slope(lengths[i - 1:i + 1], rows['module']['time'][-2:]):.2f}"
+            t_mod, t_ein = rows["module"]["time"][i], rows["einsum"]["time"][i]
+            local = "" if i == 0 else f"{slope(lengths[i - 1:i + 1], rows['module']['time'][i - 1:i + 1]):.2f}"
             print(f"{length:>6} {1e3 * t_mod:>10.1f} {1e3 * t_ein:>10.1f} {t_mod / t_ein:>14.2f} "
-                  f"{mebibytes(rows['module']['memory'][-1]):>10} "
-                  f"{mebibytes(rows['einsum']['memory'][-1]):>10} {local:>14}", flush=True)
+                  f"{mebibytes(rows['module']['memory'][i]):>10} "
+                  f"{mebibytes(rows['einsum']['memory'][i]):>10} {local:>14}")
         for v in RUNS:
-            results[(causal, v)] = rows[v]
             memory_slope = ("" if args.no_memory else
                             f", memory {slope(lengths, rows[v]['memory']):.3f}")
             print(f"slope of log–log fit over L = {lengths[0]}–{lengths[-1]}, {v}: time "
                   f"{slope(lengths, rows[v]['time']):.3f}{memory_slope}")
 
-    print(f"\ncausal / non-causal, time (memory):")
-    print(f"{'L':>6} {'module':>16} {'einsum':>16}")
+    print(f"\ncausal / non-causal, time (memory); module paired: median of the adjacent pairs:")
+    print(f"{'L':>6} {'module':>16} {'module paired':>14} {'einsum':>16}")
     for i, length in enumerate(lengths):
         cells = []
         for v in RUNS:
@@ -306,16 +318,14 @@ def main():
             mc, mn = results[(True, v)]["memory"][i], results[(False, v)]["memory"][i]
             m = f" ({mc / mn:.2f})" if mc and mn else ""
             cells.append(f"{t:.2f}{m}")
-        print(f"{length:>6} {cells[0]:>16} {cells[1]:>16}")
+        print(f"{length:>6} {cells[0]:>16} {paired[i]:>14.2f} {cells[1]:>16}")
     print("targets: module time and memory slopes <= 1.1, causal <= 1.5x non-causal")
     for causal in (False, True):
         rows = results[(causal, "module")]
         memory = "" if args.no_memory else f", memory {slope(lengths, rows['memory']):.3f}"
         print(f"  {'causal' if causal else 'non-causal'} module: time slope "
               f"{slope(lengths, rows['time']):.3f}{memory}")
-    ratios = [results[(True, "module")]["time"][i] / results[(False, "module")]["time"][i]
-              for i in range(len(lengths))]
-    print(f"  causal / non-causal, module: {min(ratios):.2f}–{max(ratios):.2f}")
+    print(f"  causal / non-causal, module, paired: {min(paired):.2f}–{max(paired):.2f}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

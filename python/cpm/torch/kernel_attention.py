@@ -35,34 +35,30 @@ def linear_attention(phi_q, phi_k, v):
 
 
 def _chunks(x, chunk):
-    """[B, T, H, X] -> [B, H, n, chunk, X], T padded with zeros to n * chunk tokens."""
+    """[B, T, H, X] -> [B * H * n, chunk, X], T padded with zeros to n * chunk tokens."""
     b, t, h, width = x.shape
     n = -(-t // chunk)
-    x = torch.nn.functional.pad(x, (0, 0, 0, 0, 0, n * chunk - t))
-    return x.reshape(b, n, chunk, h, width).permute(0, 3, 1, 2, 4)
-
-
-def _exclusive_prefix(x):
-    """sum over the chunks before each one, along axis 2 (zero for the first)."""
-    return torch.cat([torch.zeros_like(x[:, :, :1]), x.cumsum(2)[:, :, :-1]], 2)
+    x = torch.nn.functional.pad(x.transpose(1, 2), (0, 0, 0, n * chunk - t))
+    return x.reshape(b * h * n, chunk, width)
 
 
 def causal_linear_attention(phi_q, phi_k, v, chunk=CAUSAL_CHUNK):
     """out [B, T, H, D] with key j read by the queries i >= j: per chunk,
     n_i = S^T phi(q_i) + sum_(j<=i in chunk) A_ij v_j and den_i = phi(q_i)^T z + sum_j A_ij + delta,
-    A_ij = phi(q_i)^T phi(k_j), S and z the sums over the earlier chunks."""
-    t = phi_q.shape[1]
+    A_ij = phi(q_i)^T phi(k_j), S and z the sums over the earlier chunks. A column of ones appended
+    to v carries the denominator through the same products as the numerator ([S z] and [v 1])."""
+    b, t, h, d = v.shape
     chunk = max(1, min(chunk, t))  # a short sequence is one chunk
-    q, k, values = (_chunks(x, chunk) for x in (phi_q, phi_k, v))  # [B, H, n, c, .]
-    state = _exclusive_prefix(torch.einsum("bhncm,bhncd->bhnmd", k, values))  # S (m, d)
-    z = _exclusive_prefix(k.sum(3))  # (B, H, n, M)
+    n = -(-t // chunk)
+    q, k = _chunks(phi_q, chunk), _chunks(phi_k, chunk)  # [B H n, c, M]
+    values = _chunks(torch.nn.functional.pad(v, (0, 1), value=1.0), chunk)  # [B H n, c, D + 1]
+    per_chunk = torch.bmm(k.transpose(1, 2), values).unflatten(0, (b * h, n))  # (M, D + 1) each
+    state = torch.cat([torch.zeros_like(per_chunk[:, :1]), per_chunk[:, :-1].cumsum(1)], 1)
     causal = torch.ones(chunk, chunk, dtype=torch.bool, device=q.device).tril()
-    scores = torch.einsum("bhnim,bhnjm->bhnij", q, k).masked_fill(~causal, 0.0)
-    numerator = torch.einsum("bhnim,bhnmd->bhnid", q, state) + scores @ values
-    denominator = torch.einsum("bhnim,bhnm->bhni", q, z) + scores.sum(-1) + DENOMINATOR_GUARD
-    out = numerator / denominator[..., None]  # [B, H, n, c, D]
-    b, h, n, c, d = out.shape
-    return out.permute(0, 2, 3, 1, 4).reshape(b, n * c, h, d)[:, :t]
+    scores = torch.bmm(q, k.transpose(1, 2)).masked_fill(~causal, 0.0)
+    both = torch.baddbmm(torch.bmm(scores, values), q, state.flatten(0, 1))  # [n_i, den_i]
+    out = both[..., :d] / (both[..., d:] + DENOMINATOR_GUARD)
+    return out.reshape(b, h, n * chunk, d)[:, :, :t].transpose(1, 2)
 
 
 def attention_weights(phi_q, phi_k, causal=False):
