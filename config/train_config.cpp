@@ -64,14 +64,6 @@ void read_data(TomlReader r, DataConfig& d) {
   r.finish();
 }
 
-// Phase A aligns the features as the map gives them; with normalised keys the kernel- variants
-// would align features the attention does not read.
-std::string phase_a_refuses(KeyNormalisation keys, const std::string& variant) {
-  return "'" + variant +
-         "' runs Phase A, which does not align normalised keys: model.normalise_keys = \"" +
-         key_normalisation_name(keys) + "\" takes softmax, uniform and vanilla-<map>";
-}
-
 void read_model(TomlReader r, ModelConfig& m) {
   m.d_model = positive_count(r, "d_model", m.d_model);
   m.heads = positive_count(r, "heads", m.heads);
@@ -91,8 +83,6 @@ void read_model(TomlReader r, ModelConfig& m) {
   }
   m.qk_tied = r.boolean("qk_tied", false);
   read_particle_features(r, m);
-  require(r, m.normalise_keys == KeyNormalisation::none || !m.variant.learned_particles,
-          "normalise_keys", phase_a_refuses(m.normalise_keys, attention));
   r.finish();
 }
 
@@ -105,7 +95,7 @@ void read_training(TomlReader r, TrainingConfig& t) {
   r.finish();
 }
 
-void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
+void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size, KeyNormalisation keys) {
   p.warmup_epochs = static_cast<int>(r.integer("warmup_epochs", 0));
   require(r, p.warmup_epochs >= 0, "warmup_epochs", "must be ≥ 0");
   p.dynamics = read_dynamics(r.table("dynamics"), DynamicsClock::steps, p.dynamics);
@@ -126,6 +116,9 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
       r.choice("align_on", {"keys", "queries_and_keys"},
                p.queries_and_keys ? "queries_and_keys" : "keys") == "queries_and_keys";
   p.normalised = r.boolean("normalised", p.normalised);
+  require(r, !p.normalised || keys == KeyNormalisation::none, "normalised",
+          std::string("Phase A aligns the keys as model.normalise_keys = \"") +
+              key_normalisation_name(keys) + "\" normalises them; leave normalised false");
   p.write_tokens = r.boolean("write_tokens", p.write_tokens);
   p.tolerance = r.number("tolerance", p.tolerance);
   require(r, p.tolerance >= 0.0 && p.tolerance < 1.0, "tolerance",
@@ -143,16 +136,14 @@ void read_phase_a(TomlReader r, PhaseAConfig& p, int head_size) {
   r.finish();
 }
 
-void read_experiment(TomlReader r, ExperimentConfig& e, KeyNormalisation keys) {
+void read_experiment(TomlReader r, ExperimentConfig& e) {
   e.variants = r.strings("variants", std::vector<std::string>{});
   for (const auto& v : e.variants) {
-    bool learned = false;
     try {
-      learned = parse_attention_variant(v).learned_particles;
+      parse_attention_variant(v);
     } catch (const std::invalid_argument& err) {
       r.fail("variants", err.what());
     }
-    require(r, keys == KeyNormalisation::none || !learned, "variants", phase_a_refuses(keys, v));
   }
   const auto seeds = r.numbers("seeds", std::vector<double>{1, 2, 3});
   e.seeds.clear();
@@ -193,7 +184,8 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
   read_data(root.table("data"), c.data);
   read_model(root.table("model"), c.model);
   read_training(root.table("training"), c.training);
-  read_phase_a(root.table("phase_a"), c.phase_a, c.model.d_model / c.model.heads);
+  read_phase_a(root.table("phase_a"), c.phase_a, c.model.d_model / c.model.heads,
+               c.model.normalise_keys);
   c.phase_a.source = source;
   {
     TomlReader e = root.table("evaluation");
@@ -201,7 +193,7 @@ TrainConfig parse_train_config(const std::string& toml_text, const std::string& 
     c.evaluation.perturbation_seed = static_cast<std::uint64_t>(e.integer("perturbation_seed", 1));
     e.finish();
   }
-  read_experiment(root.table("experiment"), c.experiment, c.model.normalise_keys);
+  read_experiment(root.table("experiment"), c.experiment);
   c.output_directory = read_output_directory(root.table("output"), c.output_directory);
   root.finish();
   return c;

@@ -134,6 +134,14 @@ void read_radius(Options& o, std::optional<double>& radius) {
     throw InputError("radius: must be >= 0 (0: the whole space)");
 }
 
+KeyNormalisation read_normalise_keys(Options& o) {
+  try {
+    return key_normalisation(o.text("normalise_keys", "none"));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("normalise_keys: ") + e.what());
+  }
+}
+
 // The labels target (cpm train's Phase A): the keys (and queries) of each sequence align with
 // its class label.
 py::tuple labels_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const Eigen::MatrixXd& k,
@@ -158,6 +166,9 @@ py::tuple labels_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const 
   read_radius(o, c.radius);
   c.centred = o.boolean("centred", c.centred);
   c.normalised = o.boolean("normalised", c.normalised);
+  const KeyNormalisation keys = read_normalise_keys(o);
+  if (c.normalised && keys != KeyNormalisation::none)
+    throw InputError("normalised: the keys' own normalisation (normalise_keys) is aligned");
   c.queries_and_keys = o.boolean("queries_and_keys", c.queries_and_keys);
   c.dynamics.steps = o.integer("steps", c.dynamics.steps);
   c.dynamics.step = o.number("step", c.dynamics.step);
@@ -190,7 +201,7 @@ py::tuple labels_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const 
   if (c.queries_and_keys) rows.bottomRows(q.rows()) = scale * q;
   auto x = std::make_shared<const Eigen::MatrixXd>(std::move(rows));
   const HeadAlignment a = without_gil([&] {
-    return align_head_tokens(omega, x, targets, FeatureMap(kind), c, seed, replica,
+    return align_head_tokens(omega, x, targets, FeatureMap(kind), keys, c, seed, replica,
                              [](int) { raise_pending_signal(); });
   });
   return py::make_tuple(to_numpy(std::move(omega)), report_of(a));
@@ -205,12 +216,7 @@ py::tuple weights_phase_a(Eigen::MatrixXd omega, const Eigen::MatrixXd& q, const
                           Options& o) {
   const std::string target = capacity ? "capacity" : "softmax";
   const double temperature = capacity ? 1.0 : o.number("temperature", 1.0);
-  KeyNormalisation keys = KeyNormalisation::none;
-  try {
-    keys = key_normalisation(o.text("normalise_keys", "none"));
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("normalise_keys: ") + e.what());
-  }
+  const KeyNormalisation keys = read_normalise_keys(o);
   if (!(temperature > 0.0) || !std::isfinite(temperature))
     throw InputError("temperature: must be a positive number");
   RecallPhaseAConfig c;
@@ -322,9 +328,10 @@ void bind_attention_phase_a(py::module_& m) {
       "attending to itself alone; 'labels': the keys' features align with their sequence's class\n"
       "label (labels: one per sequence), cpm train's Phase A and defaults. phi reads\n"
       "bandwidth * d^(-1/4) * x. Options (**dynamics): gamma, radius, s, repulsion_fraction,\n"
-      "steps, step, beta, tolerance; 'labels' also lambda_, relative_gamma, centred, normalised,\n"
+      "steps, step, beta, tolerance, normalise_keys ('l2', 'l1': align the normalised key\n"
+      "features the attention reads); 'labels' also lambda_, relative_gamma, centred, normalised,\n"
       "queries_and_keys, check_every; 'softmax'/'capacity' also temperature, integrator,\n"
-      "max_iterations, normalise_keys ('l2', 'l1': the weights of normalised key features). seed "
+      "max_iterations. seed "
       "and replica key the noise. Returns (particles (m, d), report dict).");
 }
 

@@ -122,10 +122,25 @@ Domain phase_a_domain(const std::optional<double>& radius, int d) {
   return r > 0.0 ? Domain::ball(Eigen::VectorXd::Zero(d), r) : Domain::whole_space(d);
 }
 
+TokenNormalisation phase_a_token_normalisation(bool normalised, KeyNormalisation keys) {
+  if (normalised && keys != KeyNormalisation::none)
+    throw std::invalid_argument(
+        "normalised: the keys' own normalisation is aligned when keys are normalised");
+  switch (keys) {
+    case KeyNormalisation::l1:
+      return TokenNormalisation::l1;
+    case KeyNormalisation::l2:
+      return TokenNormalisation::l2;
+    default:
+      return normalised ? TokenNormalisation::mean : TokenNormalisation::none;
+  }
+}
+
 HeadAlignment align_head_tokens(Eigen::MatrixXd& omega, std::shared_ptr<const Eigen::MatrixXd> x,
                                 const Eigen::MatrixXd& token_targets, const FeatureMap& map,
-                                const PhaseAConfig& config, std::uint64_t seed,
-                                std::uint64_t replica, const std::function<void(int)>& after_step) {
+                                KeyNormalisation keys, const PhaseAConfig& config,
+                                std::uint64_t seed, std::uint64_t replica,
+                                const std::function<void(int)>& after_step) {
   const auto clock_start = std::chrono::steady_clock::now();
   const int m = static_cast<int>(omega.rows()), hs = static_cast<int>(omega.cols());
   const Domain domain = phase_a_domain(config.radius, hs);
@@ -133,8 +148,8 @@ HeadAlignment align_head_tokens(Eigen::MatrixXd& omega, std::shared_ptr<const Ei
   particles.positions = omega;
   domain.project_all(particles.positions);
   const Eigen::MatrixXd initial = particles.positions;
-  auto potential = std::make_shared<TokenAlignmentPotential>(std::move(x), token_targets, map, 1.0,
-                                                             config.normalised);
+  auto potential = std::make_shared<TokenAlignmentPotential>(
+      std::move(x), token_targets, map, 1.0, phase_a_token_normalisation(config.normalised, keys));
   // γ_eff = γ / g_0 with g_0 the RMS alignment force at the initial particles (γ = 1).
   std::unique_ptr<InteractionSum> pairs =
       config.interaction.kernel.kind == InteractionKernel::Kind::none
@@ -246,8 +261,9 @@ std::vector<HeadAlignment> run_phase_a(TransformerClassifier<float>& model,
           scale * tokens[h].topRows((both ? 2 : 1) * tokens_total));
       const std::uint64_t replica = static_cast<std::uint64_t>(l) * s.heads + h;
       const double done = static_cast<double>(l * s.heads + h) * cap;
-      HeadAlignment a = align_head_tokens(omega, x, token_targets, map, config, seed, replica,
-                                          [&](int step) { bar.update(done + step); });
+      HeadAlignment a =
+          align_head_tokens(omega, x, token_targets, map, s.feature_map.key_normalisation, config,
+                            seed, replica, [&](int step) { bar.update(done + step); });
       a.layer = l;
       a.head = h;
       report.push_back(a);

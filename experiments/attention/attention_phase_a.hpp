@@ -33,9 +33,11 @@
 #include "config/train_config.hpp"
 #include "core/domain.hpp"
 #include "experiments/attention/attention_data.hpp"
+#include "experiments/attention/token_alignment.hpp"
 #include "physics/external_potential.hpp"
 #include "physics/random_feature_maps.hpp"
 #include "solvers/interaction_sum.hpp"
+#include "transformer/key_normalisation.hpp"
 #include "transformer/transformer_classifier.hpp"
 
 namespace cpm {
@@ -89,14 +91,20 @@ Eigen::MatrixXd spread_token_targets(const Eigen::MatrixXd& sequence_targets,
 // space).
 Domain phase_a_domain(const std::optional<double>& radius, int d);
 
+// How Phase A normalises each token's features: the attention's own key normalisation (`keys`,
+// [model] normalise_keys: the features it reads) or else [phase_a] normalised (the mean).
+// Throws std::invalid_argument when both are asked.
+TokenNormalisation phase_a_token_normalisation(bool normalised, KeyNormalisation keys);
 // One head's Phase A: the particles omega (m, d_head) move in place on the alignment potential of
 // the token rows x (already scaled by the feature input scale) with per-row targets, with the
-// repulsion, γ_eff, λ and stop rule of `config`; `replica` keys this head's Langevin noise.
+// repulsion, γ_eff, λ and stop rule of `config`; `replica` keys this head's Langevin noise. With
+// normalised keys (`keys`), every token row's features are normalised as the attention normalises
+// a key's (a query's scale cancels in the read-out, so its rows may be normalised alike).
 // after_step(step) runs after every step (progress, a pending Ctrl-C).
 HeadAlignment align_head_tokens(Eigen::MatrixXd& omega, std::shared_ptr<const Eigen::MatrixXd> x,
                                 const Eigen::MatrixXd& token_targets, const FeatureMap& map,
-                                const PhaseAConfig& config, std::uint64_t seed,
-                                std::uint64_t replica,
+                                KeyNormalisation keys, const PhaseAConfig& config,
+                                std::uint64_t seed, std::uint64_t replica,
                                 const std::function<void(int)>& after_step = {});
 
 // Updates model.particles() in place, head by head (replica l · heads + h of `seed`). `seed` keys

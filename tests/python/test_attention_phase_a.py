@@ -13,10 +13,11 @@ import cpm
 h5py = pytest.importorskip("h5py")
 
 
-def _train_config(folder, data, attention, steps=6, tied=False):
+def _train_config(folder, data, attention, steps=6, tied=False, keys="none"):
     return (f'[data]\ndataset = "sst2"\ndirectory = "{data}"\nmax_length = 16\nmin_count = 1\n'
             f'[model]\nd_model = 16\nheads = 2\nlayers = 2\nd_ff = 16\nfeatures = 8\n'
             f'dropout = 0.0\nattention = "{attention}"\nqk_tied = {str(tied).lower()}\n'
+            f'normalise_keys = "{keys}"\n'
             f'[training]\nepochs = 1\nbatch_size = 16\nwarmup_steps = 1\nseed = 3\n'
             f'[phase_a]\nwarmup_epochs = 1\nsequences = 40\nwrite_tokens = true\n'
             f'[phase_a.dynamics]\nsteps = {steps}\nstep = 0.05\n'
@@ -28,12 +29,14 @@ def _sequence_numbers(lengths):
     return np.repeat(np.arange(len(lengths)), lengths)
 
 
-@pytest.mark.parametrize("map_name", ["favor", "porf-softplus"])
-def test_labels_target_gives_the_particles_cpm_train_wrote(map_name, tiny_sst2, tmp_path,
+@pytest.mark.parametrize("map_name, keys", [("favor", "none"), ("porf-softplus", "none"),
+                                            ("favor", "l2"), ("porf-softplus", "l1")])
+def test_labels_target_gives_the_particles_cpm_train_wrote(map_name, keys, tiny_sst2, tmp_path,
                                                            command_line):
+    """With normalised keys both align the keys' features divided by their length."""
     config = tmp_path / "train.toml"
     out = tmp_path / "out"
-    config.write_text(_train_config(out, tiny_sst2, f"kernel-{map_name}"))
+    config.write_text(_train_config(out, tiny_sst2, f"kernel-{map_name}", keys=keys))
     command_line("train", config, "--quiet")
     with h5py.File(out / "phase_a_tokens.h5", "r") as f:
         sequence = _sequence_numbers(f["sequence_lengths"][:])
@@ -44,7 +47,7 @@ def test_labels_target_gives_the_particles_cpm_train_wrote(map_name, tiny_sst2, 
                 particles, report = cpm.attention_phase_a(
                     g["queries"][:], g["keys"][:], g["initial_particles"][:], sequence=sequence,
                     target="labels", labels=labels, map=map_name, seed=3,
-                    replica=layer * 2 + head, steps=6)
+                    replica=layer * 2 + head, steps=6, normalise_keys=keys)
                 expected = g["final_particles"][:]
                 assert np.abs(particles - expected).max() <= 1e-10 * np.abs(expected).max()
                 assert report["steps"] == 6
@@ -145,6 +148,8 @@ def test_bandwidth_and_temperature_enter_as_stated():
     (dict(centred=False), "centred: not an option"),
     (dict(beta=2.0), "beta: the minimiser needs beta = inf"),
     (dict(target="labels", labels=[0, 1, 1], temperature=2.0), "temperature: not an option"),
+    (dict(target="labels", labels=[0, 1, 1], normalised=True, normalise_keys="l2"),
+     "normalised: the keys' own normalisation"),
 ])
 def test_bad_input_raises_value_error_naming_it(call, message):
     rng = np.random.default_rng(8)

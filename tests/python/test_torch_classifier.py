@@ -38,7 +38,8 @@ def padded_batch(vocabulary, rng, batch=6):
 @pytest.mark.parametrize("attention, qk_tied, keys", [
     ("kernel-favor", False, "none"), ("vanilla-porf-softplus", False, "none"),
     ("vanilla-softmaxfeat", True, "none"), ("softmax", False, "none"), ("uniform", True, "none"),
-    ("vanilla-favor", False, "l2"), ("vanilla-porf-softplus", True, "l1")])
+    ("vanilla-favor", False, "l2"), ("vanilla-porf-softplus", True, "l1"),
+    ("kernel-favor", False, "l2")])
 def test_the_torch_classifier_gives_the_logits_of_the_library(tmp_path, command_line, tiny_sst2,
                                                               attention, qk_tied, keys):
     config = tmp_path / "train.toml"
@@ -83,12 +84,15 @@ def test_a_map_without_one_particle_per_feature_is_refused():
         cpm.torch.TransformerClassifier(16, 2, feature_map="elu")
 
 
-def test_phase_a_is_refused_with_normalised_keys(tmp_path, command_line, tiny_sst2):
+def test_normalised_keys_refuse_phase_a_normalised_and_an_unknown_name(tmp_path, command_line,
+                                                                       tiny_sst2):
     config = tmp_path / "train.toml"
-    config.write_text(train_config(tiny_sst2, tmp_path / "run", "kernel-favor", False, "l2"))
+    config.write_text(train_config(tiny_sst2, tmp_path / "run", "kernel-favor", False, "l2")
+                      .replace("[phase_a]\n", "[phase_a]\nnormalised = true\n"))
     result = command_line("train", config, check=False)
     assert result.returncode == 2
-    assert "normalise_keys" in result.stderr and "Phase A" in result.stderr
+    assert "phase_a.normalised" in result.stderr and "normalise_keys" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     config.write_text(train_config(tiny_sst2, tmp_path / "run", "vanilla-favor", False, "l3"))
     result = command_line("train", config, check=False)
     assert result.returncode == 2 and "normalise_keys" in result.stderr

@@ -21,13 +21,20 @@ Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_
   return m;
 }
 
-TEST(TokenAlignment, GradientOfTheTotalMatchesFiniteDifferencesNormalisedOrNot) {
+const char* name(TokenNormalisation n) {
+  static const char* const names[] = {"none", "mean", "l1", "l2"};
+  return names[static_cast<int>(n)];
+}
+
+TEST(TokenAlignment, GradientOfTheTotalMatchesFiniteDifferencesForEveryNormalisation) {
   const auto x = std::make_shared<const Eigen::MatrixXd>(random_matrix(40, 3, 1, 0.7));
   Eigen::MatrixXd targets = random_matrix(40, 1, 2);
   for (FeatureMapKind kind :
        {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat})
-    for (bool normalised : {false, true}) {
-      const TokenAlignmentPotential v(x, targets, FeatureMap(kind), 0.7, normalised);
+    for (TokenNormalisation normalisation : {TokenNormalisation::none, TokenNormalisation::mean,
+                                             TokenNormalisation::l1, TokenNormalisation::l2}) {
+      const bool normalised = normalisation != TokenNormalisation::none;
+      const TokenAlignmentPotential v(x, targets, FeatureMap(kind), 0.7, normalisation);
       Eigen::MatrixXd omega = random_matrix(6, 3, 3);
       Eigen::VectorXd value;
       Eigen::MatrixXd gradient;
@@ -49,7 +56,7 @@ TEST(TokenAlignment, GradientOfTheTotalMatchesFiniteDifferencesNormalisedOrNot) 
           omega(k, a) = saved;
           EXPECT_NEAR(gradient(k, a), (plus - minus) / (2 * h),
                       1e-6 * std::max(1.0, gradient.cwiseAbs().maxCoeff()))
-              << feature_map_name(kind) << (normalised ? " normalised" : "") << " k " << k;
+              << feature_map_name(kind) << " " << name(normalisation) << " k " << k;
         }
       if (!normalised) {  // the same potential as physics/alignment.hpp's
         AlignmentSettings settings;
@@ -74,13 +81,27 @@ TEST(TokenAlignment, NormalisedAlignmentIgnoresTheScaleOfEachTokensFeatures) {
   Eigen::MatrixXd scaled = x;
   for (Eigen::Index i = 0; i < x.rows(); ++i) scaled(i, 3) += 0.3 * (i % 4);  // per-token factor
   const Eigen::MatrixXd targets = random_matrix(30, 1, 7);
-  auto a = [&](const Eigen::MatrixXd& tokens, bool normalised) {
+  auto a = [&](const Eigen::MatrixXd& tokens, TokenNormalisation normalisation) {
     return TokenAlignmentPotential(std::make_shared<const Eigen::MatrixXd>(tokens), targets,
-                                   FeatureMap(FeatureMapKind::favor), 1.0, normalised)
+                                   FeatureMap(FeatureMapKind::favor), 1.0, normalisation)
         .alignment(omega);
   };
-  EXPECT_NEAR(a(x, true), a(scaled, true), 1e-12 * a(x, true));
-  EXPECT_GT(std::abs(a(x, false) - a(scaled, false)), 1e-3 * a(x, false));
+  for (TokenNormalisation n :
+       {TokenNormalisation::mean, TokenNormalisation::l1, TokenNormalisation::l2})
+    EXPECT_NEAR(a(x, n), a(scaled, n), 1e-12 * a(x, n)) << name(n);
+  EXPECT_GT(std::abs(a(x, TokenNormalisation::none) - a(scaled, TokenNormalisation::none)),
+            1e-3 * a(x, TokenNormalisation::none));
+  // Positive features: φ/‖φ‖₁ is φ/((1/m) Σ φ) divided by m, so A is divided by m².
+  EXPECT_NEAR(a(x, TokenNormalisation::l1) * static_cast<double>(omega.rows() * omega.rows()),
+              a(x, TokenNormalisation::mean), 1e-12 * a(x, TokenNormalisation::mean));
+}
+
+TEST(TokenAlignment, TheAttentionsKeyNormalisationChoosesTheTokensAndRefusesAnother) {
+  EXPECT_EQ(phase_a_token_normalisation(false, KeyNormalisation::none), TokenNormalisation::none);
+  EXPECT_EQ(phase_a_token_normalisation(true, KeyNormalisation::none), TokenNormalisation::mean);
+  EXPECT_EQ(phase_a_token_normalisation(false, KeyNormalisation::l1), TokenNormalisation::l1);
+  EXPECT_EQ(phase_a_token_normalisation(false, KeyNormalisation::l2), TokenNormalisation::l2);
+  EXPECT_THROW(phase_a_token_normalisation(true, KeyNormalisation::l2), std::invalid_argument);
 }
 
 TEST(LinearFitResidual, IsZeroForALinearMapOfTheParticlesAndPositiveOtherwise) {
