@@ -397,6 +397,35 @@ def figure_mpi(data, output):
     return save(fig, output, "mpi")
 
 
+def figure_torch_attention(data, output):
+    """cpm.torch.KernelAttention against L: time and memory, causal and not, beside the einsum baseline."""
+    table = read(data, "torch_kernel_attention.csv")
+    fig, (time_axis, memory_axis) = plt.subplots(1, 2, figsize=(11, 4))
+    lines = [("module", "tab:blue", "-", "KernelAttention, non-causal"),
+             ("causal_module", "tab:blue", "--", "KernelAttention, causal"),
+             ("einsum", "tab:grey", "-", "performer-pytorch einsum, non-causal"),
+             ("causal_einsum", "tab:grey", "--", "performer-pytorch noncuda, causal")]
+    for column, colour, style, label in lines:
+        time_axis.plot(table.L, table[column + "_ms"], style, color=colour, marker="o", ms=4, label=label)
+        memory_axis.plot(table.L, table[column + "_mib"], style, color=colour, marker="o", ms=4, label=label)
+    reference = table.module_ms.iloc[0] * table.L / table.L.iloc[0]
+    time_axis.plot(table.L, reference, ":", color="black", lw=1, label="slope 1")
+    for axis, unit in ((time_axis, "forward + backward, ms"), (memory_axis, "peak memory growth, MiB")):
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
+        axis.set_xlabel("sequence length L")
+        axis.set_ylabel(unit)
+    for row in table.itertuples():
+        time_axis.annotate(f"{row.paired_causal_ratio:.2f}×", (row.L, row.causal_module_ms),
+                           textcoords="offset points", xytext=(0, 7), ha="center", fontsize=7, color="tab:blue")
+    time_axis.set_title("Time (labels: causal / non-causal, target ≤ 1.5×)", fontsize=10)
+    memory_axis.set_title("Memory", fontsize=10)
+    time_axis.legend(fontsize=7)
+    fig.suptitle("One favor attention layer in PyTorch (m = 64, B = 2, 4 heads of 32, float32, 2 threads)")
+    fig.tight_layout()
+    return save(fig, output, "torch_attention")
+
+
 FIGURES = {
     "convergence": figure_convergence,
     "ldp": figure_ldp,
@@ -406,6 +435,7 @@ FIGURES = {
     "kernel_learning": figure_kernel_learning,
     "training_speed": figure_training_speed,
     "mpi": figure_mpi,
+    "torch_attention": figure_torch_attention,
 }
 
 
