@@ -20,6 +20,23 @@ const std::vector<std::string>& names(AlignmentTarget) {
   return n;
 }
 
+const std::vector<std::string>& names(RecallNormalisation) {
+  static const std::vector<std::string> n = {"none", "l2", "l1"};
+  return n;
+}
+
+KeyNormalisation key_normalisation_of(RecallNormalisation n) {
+  switch (n) {
+    case RecallNormalisation::l2:
+      return KeyNormalisation::l2;
+    case RecallNormalisation::l1:
+      return KeyNormalisation::l1;
+    case RecallNormalisation::none:
+      break;
+  }
+  return KeyNormalisation::none;
+}
+
 namespace {
 
 // The arm without its suffixes.
@@ -198,7 +215,23 @@ void read_model(TomlReader r, RecallModelConfig& m, bool mqar) {
     m.position_embedding = r.boolean("position_embedding", m.position_embedding);
   }
   m.features = positive_list(r, "features", m.features);
-  read_particle_features(r, m);
+  read_particle_draws(r, m);
+  m.normalisations.clear();
+  for (const std::string& name :
+       r.string_or_strings("normalise_keys", std::vector<std::string>{"none"})) {
+    if (!is_name_of<RecallNormalisation>(name)) {
+      std::string known;
+      for (const std::string& n : names(RecallNormalisation{}))
+        known += (known.empty() ? "" : ", ") + n;
+      r.fail("normalise_keys", "unknown value '" + name + "' (expected one of: " + known + ")");
+    }
+    const RecallNormalisation n = enum_from_name<RecallNormalisation>(name);
+    require(
+        r, std::find(m.normalisations.begin(), m.normalisations.end(), n) == m.normalisations.end(),
+        "normalise_keys", "lists '" + name + "' twice");
+    m.normalisations.push_back(n);
+  }
+  require(r, !m.normalisations.empty(), "normalise_keys", "needs at least one entry");
   m.antithetic = r.boolean("antithetic", m.antithetic);
   m.bandwidths = r.numbers("bandwidths", m.bandwidths);
   require(r, !m.bandwidths.empty(), "bandwidths", "needs at least one entry");
@@ -299,6 +332,12 @@ void read_arm_grids(TomlReader grids, RecallConfig& c) {
 }
 
 }  // namespace
+
+std::vector<RecallNormalisation> recall_normalisations(const RecallConfig& c,
+                                                       const RecallVariant& arm) {
+  if (arm.attention != AttentionKind::linear) return {RecallNormalisation::none};
+  return c.model.normalisations;
+}
 
 const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm) {
   const auto grid = c.arm_grids.find(arm);

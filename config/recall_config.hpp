@@ -24,6 +24,15 @@ const std::vector<std::string>& names(RecallTask);  // "associative_retrieval", 
 enum class AlignmentTarget { none, softmax, matching, capacity };
 const std::vector<std::string>& names(AlignmentTarget);  // "", "softmax", "matching", "capacity"
 
+// The normalisation of an arm's attention ([model] normalise_keys: a name, or a list of names with
+// one arm per entry, as [model] features lists D_φ budgets): none; l2 or l1, the keys' features
+// divided by their length, φ(k)/‖φ(k)‖ (transformer/key_normalisation.hpp). Arms without a feature
+// map (softmax, uniform) run once, with none.
+enum class RecallNormalisation { none, l2, l1 };
+const std::vector<std::string>& names(RecallNormalisation);  // "none", "l2", "l1"
+// The normalisation of φ(k) that `n` applies.
+KeyNormalisation key_normalisation_of(RecallNormalisation n);
+
 // An arm of the study: "softmax", "uniform", "elu", "dpfp1".."dpfp3", "hedgehog" (its linear map
 // trained with the network), "taylor" (Based's second-order Taylor map behind a learned
 // projection to d′, D_φ = 1 + d′ + d′(d′+1)/2 ≤ the configured D_φ), "projected-dpfp1".."3"
@@ -50,6 +59,8 @@ struct RecallVariant {
   std::string particle_init;  // empty: [model] particle_init
   bool from_softmax = false;  // started from the trained softmax network
   std::string name;
+  // Set per arm by the study from [model] normalise_keys (parse_recall_variant gives none).
+  RecallNormalisation normalisation = RecallNormalisation::none;
   // φ's input scale changes the map: every linear arm chooses its bandwidth but dpfp (homogeneous:
   // the attention's normalisation removes a scale) and taylor and projected dpfp, whose learned
   // projection starts with unit rows and absorbs a scale (measured: the same loss to three digits
@@ -84,7 +95,10 @@ struct RecallModelConfig : ParticleFeatureConfig {
   int d_model = 64;                     // retrieval: d_key; mqar: the residual width
   int heads = 1, layers = 2, d_ff = 0;  // mqar only
   std::vector<int> features = {64};     // D_φ of the particle maps, one arm per entry
-  bool qk_tied = false;                 // mqar only
+  // [model] normalise_keys: the normalisations every arm with a feature map runs, one arm per
+  // entry (a single name reads as a list of one).
+  std::vector<RecallNormalisation> normalisations = {RecallNormalisation::none};
+  bool qk_tied = false;  // mqar only
   // mqar only: the anchor's hybrid (a gated short causal convolution of this kernel in the even
   // layers, attention in the odd ones; 0: attention in every layer), and learned positions.
   int short_convolution = 0;
@@ -172,6 +186,11 @@ struct RecallConfig {
 // attainable D_φ within it for taylor and projected dpfp, the map's own D_φ for elu and dpfp, 0 for
 // softmax and uniform. Throws std::invalid_argument when nothing fits.
 int recall_feature_dim(const RecallVariant& variant, int budget, int head_size);
+
+// The normalisations an arm runs with: [model] normalise_keys for the linear arms, none alone for
+// softmax and uniform (no features to normalise).
+std::vector<RecallNormalisation> recall_normalisations(const RecallConfig& c,
+                                                       const RecallVariant& arm);
 
 // The learning rates an arm runs with: its own grid's, else [training] learning_rates.
 const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm);

@@ -169,6 +169,16 @@ std::vector<std::string> TomlReader::strings(const std::string& key,
   return out;
 }
 
+std::vector<std::string> TomlReader::string_or_strings(
+    const std::string& key, std::optional<std::vector<std::string>> fallback) {
+  const toml::node* n = lookup(key);
+  if (n && !n->is_array()) {
+    if (auto v = n->value_exact<std::string>()) return {*v};
+    fail(key, "expected a string or an array of strings");
+  }
+  return strings(key, std::move(fallback));
+}
+
 Eigen::VectorXd TomlReader::vector(const std::string& key,
                                    std::optional<Eigen::VectorXd> fallback) {
   std::optional<std::vector<double>> fb;

@@ -42,6 +42,9 @@ class TomlReader {
   std::vector<double> number_or_numbers(const std::string& key);
   std::vector<std::string> strings(const std::string& key,
                                    std::optional<std::vector<std::string>> fallback = {});
+  // An array of strings, or one string read as an array of one.
+  std::vector<std::string> string_or_strings(const std::string& key,
+                                             std::optional<std::vector<std::string>> fallback = {});
   Eigen::VectorXd vector(const std::string& key, std::optional<Eigen::VectorXd> fallback = {});
 
   // A sub-table; an absent key gives an empty table (every read then falls back).

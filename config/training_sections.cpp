@@ -21,13 +21,17 @@ void read_optimiser(TomlReader& r, OptimiserConfig& o) {
 }
 
 void read_particle_features(TomlReader& r, ParticleFeatureConfig& f) {
+  read_particle_draws(r, f);
+  f.normalise_keys = key_normalisation(
+      r.choice("normalise_keys", {"none", "l2", "l1"}, key_normalisation_name(f.normalise_keys)));
+}
+
+void read_particle_draws(TomlReader& r, ParticleFeatureConfig& f) {
   f.feature_epsilon = r.number("feature_epsilon", f.feature_epsilon);
   require(r, f.feature_epsilon >= 0.0 && f.feature_epsilon < 1.0, "feature_epsilon",
           "must lie in [0, 1)");
   f.particle_init = r.choice(
       "particle_init", {"orthogonal", "gaussian", "sobol", "halton", "coulomb"}, f.particle_init);
-  f.normalise_keys = key_normalisation(
-      r.choice("normalise_keys", {"none", "l2", "l1"}, key_normalisation_name(f.normalise_keys)));
 }
 
 }  // namespace cpm

@@ -28,11 +28,15 @@ struct ParticleFeatureConfig {
   // (frequencies/feature_generator.hpp)
   std::string particle_init = "orthogonal";
   // The keys' features divided by their length, φ(k)/‖φ(k)‖₂ or ‖φ(k)‖₁ (none | l2 | l1;
-  // transformer/key_normalisation.hpp).
+  // transformer/key_normalisation.hpp). cpm recall reads a list of normalisations in its place
+  // (RecallModelConfig::normalisations) and leaves this none.
   KeyNormalisation normalise_keys = KeyNormalisation::none;
 };
 
 // [model] feature_epsilon, particle_init, normalise_keys.
 void read_particle_features(TomlReader& r, ParticleFeatureConfig& f);
+// [model] feature_epsilon and particle_init alone (cpm recall, whose normalise_keys is a study
+// axis: config/recall_config.hpp).
+void read_particle_draws(TomlReader& r, ParticleFeatureConfig& f);
 
 }  // namespace cpm

@@ -76,7 +76,7 @@ RetrievalArm::RetrievalArm(const RecallConfig& c, const RecallVariant& v, int fe
   s.attention = v.attention;
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
-  s.feature_map.key_normalisation = c.model.normalise_keys;
+  s.feature_map.key_normalisation = key_normalisation_of(v.normalisation);
   s.feature_map.bandwidth = setting.bandwidth;
   s.feature_input = v.feature_input;
   s.features = v.particles ? feature_dim : feature_dimension(v.map, 0, s.key_size);
@@ -136,7 +136,8 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
   const double temperature = teacher ? 1.0 / (tau * tau * std::sqrt(static_cast<double>(d))) : 1.0;
   set_retrieval_targets(t, setting_.target, train_, n, n_k, S, temperature);
   return {align_head_particles(model_->particles().data(), model_->particle_rows(), d, std::move(t),
-                               p, seed_, 0, config_.source, config_.model.normalise_keys)};
+                               p, seed_, 0, config_.source,
+                               key_normalisation_of(variant_.normalisation))};
 }
 
 RecallScore RetrievalArm::evaluate(RecallSplit split, bool measure_capacity) {
@@ -243,7 +244,7 @@ MqarArm::MqarArm(const RecallConfig& c, const RecallVariant& v, int feature_dim,
   s.attention = v.attention;
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
-  s.feature_map.key_normalisation = c.model.normalise_keys;
+  s.feature_map.key_normalisation = key_normalisation_of(v.normalisation);
   s.feature_map.bandwidth = setting.bandwidth;
   s.qk_tied = c.model.qk_tied;
   s.conv_kernel = c.model.short_convolution;
@@ -310,10 +311,10 @@ std::vector<RecallHeadAlignment> MqarArm::phase_a(bool teacher) {
     }
     for (int h = 0; h < s.heads; ++h) {
       set_softmax_targets(heads[h], temperature);
-      report.push_back(align_head_particles(model_->head_particles(l, h), model_->particle_rows(),
-                                            hs, std::move(heads[h]), p, seed_,
-                                            static_cast<std::uint64_t>(l * s.heads + h),
-                                            config_.source, config_.model.normalise_keys));
+      report.push_back(align_head_particles(
+          model_->head_particles(l, h), model_->particle_rows(), hs, std::move(heads[h]), p, seed_,
+          static_cast<std::uint64_t>(l * s.heads + h), config_.source,
+          key_normalisation_of(variant_.normalisation)));
       report.back().layer = l;
       report.back().head = h;
     }

@@ -1,5 +1,6 @@
 #include "experiments/recall/recall_journal.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,9 +19,16 @@ const char* const kTableHeader =
     "accuracy,loss,"
     "validation_accuracy,validation_loss,best_step,seconds,phase_a_kl_before,phase_a_kl_after,"
     "effective_bandwidth,margin,own_key_wins,norm_spread,coherence_mean,coherence_max,"
+    "effective_rank,capacity_sequences,norm_cv,effective_temperature,normalisation,selected";
+// The headers of earlier builds, whose rows still read: before the normalisation column (every
+// run then has the study's one normalisation), and before that also without norm_cv and
+// effective_temperature (those two not measured).
+const char* const kTableHeaderWithoutNormalisation =
+    "task,variant,feature_budget,feature_dim,bandwidth,target,learning_rate,seed,size,pairs,"
+    "accuracy,loss,"
+    "validation_accuracy,validation_loss,best_step,seconds,phase_a_kl_before,phase_a_kl_after,"
+    "effective_bandwidth,margin,own_key_wins,norm_spread,coherence_mean,coherence_max,"
     "effective_rank,capacity_sequences,norm_cv,effective_temperature,selected";
-// The header before norm_cv and effective_temperature: its rows still read (those two not
-// measured).
 const char* const kTableHeaderWithoutLengths =
     "task,variant,feature_budget,feature_dim,bandwidth,target,learning_rate,seed,size,pairs,"
     "accuracy,loss,"
@@ -28,8 +36,9 @@ const char* const kTableHeaderWithoutLengths =
     "effective_bandwidth,margin,own_key_wins,norm_spread,coherence_mean,coherence_max,"
     "effective_rank,capacity_sequences,selected";
 const char* const kPredictionsHeader =
+    "variant,feature_budget,size,bandwidth,target,learning_rate,seed,normalisation,correct";
+const char* const kPredictionsHeaderWithoutNormalisation =
     "variant,feature_budget,size,bandwidth,target,learning_rate,seed,correct";
-constexpr int kTableColumns = 29, kTableColumnsWithoutLengths = 27;
 
 // Every double with the digits that read back to the same value.
 std::string exact(double x) {
@@ -50,7 +59,7 @@ std::string table_row(const RecallRun& r, const std::string& selected) {
     << exact(r.effective_bandwidth) << ',' << exact(c.margin) << ',' << exact(c.own_key_wins) << ','
     << exact(c.norm_spread) << ',' << exact(c.coherence_mean) << ',' << exact(c.coherence_max)
     << ',' << exact(c.effective_rank) << ',' << c.sequences << ',' << exact(c.norm_cv) << ','
-    << exact(c.effective_temperature) << ',' << selected << '\n';
+    << exact(c.effective_temperature) << ',' << name_of(r.normalisation) << ',' << selected << '\n';
   return o.str();
 }
 
@@ -61,7 +70,7 @@ std::string predictions_row(const RecallRun& r) {
   std::ostringstream o;
   o << r.variant << ',' << r.feature_budget << ',' << r.size << ',' << exact(r.setting.bandwidth)
     << ',' << name_of(r.setting.target) << ',' << exact(r.setting.learning_rate) << ',' << r.seed
-    << ',' << bits << '\n';
+    << ',' << name_of(r.normalisation) << ',' << bits << '\n';
   return o.str();
 }
 
@@ -74,21 +83,41 @@ std::vector<std::string> split(const std::string& line) {
   return fields;
 }
 
-// Reads `path` line by line after its header (`header`, or `older` when not empty); `row` parses
-// the fields of one line.
+// The fields of one line of a record, found by the names of its file's header.
+class Record {
+ public:
+  Record(const std::vector<std::string>& header, const std::vector<std::string>& fields)
+      : header_(header), fields_(fields) {
+    if (fields.size() != header.size())
+      throw std::invalid_argument("expected " + std::to_string(header.size()) + " fields");
+  }
+  bool has(const std::string& column) const {
+    return std::find(header_.begin(), header_.end(), column) != header_.end();
+  }
+  const std::string& operator[](const std::string& column) const {
+    return fields_[std::find(header_.begin(), header_.end(), column) - header_.begin()];
+  }
+
+ private:
+  const std::vector<std::string>& header_;
+  const std::vector<std::string>& fields_;
+};
+
+// Reads `path` line by line after its header, which must be one of `headers` (the current one
+// first, then those of earlier builds); `row` parses one line's Record.
 template <class Row>
-void read_rows(const std::string& path, const std::string& header, const std::string& older,
-               Row row) {
+void read_rows(const std::string& path, const std::vector<std::string>& headers, Row row) {
   std::ifstream in(path);
   if (!in)
     throw InputError(path + ": cannot be read (a --restart needs the stopped study's folder)");
   std::string line;
-  if (!std::getline(in, line) || (line != header && (older.empty() || line != older)))
+  if (!std::getline(in, line) || std::find(headers.begin(), headers.end(), line) == headers.end())
     throw InputError(path + ": not a recall study's record (unexpected header)");
+  const std::vector<std::string> header = split(line);
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     try {
-      row(split(line));
+      row(Record(header, split(line)));
     } catch (const std::exception& e) {
       throw InputError(path + ": line " + std::to_string(number) + ": " + e.what());
     }
@@ -111,9 +140,10 @@ int integer(const std::string& field) {
 }  // namespace
 
 std::string recall_run_key(const RecallRun& r) {
-  return r.variant + '|' + std::to_string(r.feature_budget) + '|' + std::to_string(r.size) + '|' +
-         exact(r.setting.bandwidth) + '|' + name_of(r.setting.target) + '|' +
-         exact(r.setting.learning_rate) + '|' + std::to_string(r.seed);
+  return r.variant + '|' + name_of(r.normalisation) + '|' + std::to_string(r.feature_budget) + '|' +
+         std::to_string(r.size) + '|' + exact(r.setting.bandwidth) + '|' +
+         name_of(r.setting.target) + '|' + exact(r.setting.learning_rate) + '|' +
+         std::to_string(r.seed);
 }
 
 RecallJournal::RecallJournal(const std::string& directory, const std::vector<RecallRun>& earlier)
@@ -141,64 +171,75 @@ void write_recall_table(const std::string& directory, const std::vector<RecallRu
   for (const RecallRun& r : runs) out << table_row(r, r.selected ? "1" : "0");
 }
 
-std::vector<RecallRun> read_recall_journal(const std::string& directory) {
+std::vector<RecallRun> read_recall_journal(const std::string& directory,
+                                           RecallNormalisation older) {
+  // Without the column: the study's one normalisation, which arms without features ignored.
+  auto normalisation = [&](const Record& f) {
+    if (f.has("normalisation")) return enum_from_name<RecallNormalisation>(f["normalisation"]);
+    return parse_recall_variant(f["variant"]).attention == AttentionKind::linear
+               ? older
+               : RecallNormalisation::none;
+  };
   std::map<std::string, std::vector<bool>> predictions;
-  read_rows(directory + "/predictions.csv", kPredictionsHeader, "",
-            [&](const std::vector<std::string>& f) {
-              if (f.size() != 8) throw std::invalid_argument("expected 8 fields");
+  read_rows(directory + "/predictions.csv",
+            {kPredictionsHeader, kPredictionsHeaderWithoutNormalisation}, [&](const Record& f) {
               RecallRun key;
-              key.variant = f[0];
-              key.feature_budget = integer(f[1]);
-              key.size = integer(f[2]);
-              key.setting = {number(f[3]), enum_from_name<AlignmentTarget>(f[4]), number(f[5])};
-              key.seed = std::stoull(f[6]);
+              key.variant = f["variant"];
+              key.normalisation = normalisation(f);
+              key.feature_budget = integer(f["feature_budget"]);
+              key.size = integer(f["size"]);
+              key.setting = {number(f["bandwidth"]), enum_from_name<AlignmentTarget>(f["target"]),
+                             number(f["learning_rate"])};
+              key.seed = std::stoull(f["seed"]);
               std::vector<bool> bits;
-              for (char c : f[7]) {
+              for (char c : f["correct"]) {
                 if (c != '0' && c != '1') throw std::invalid_argument("predictions not 0/1");
                 bits.push_back(c == '1');
               }
               predictions[recall_run_key(key)] = bits;
             });
   std::vector<RecallRun> runs;
-  read_rows(
-      directory + "/capacity.csv", kTableHeader, kTableHeaderWithoutLengths,
-      [&](const std::vector<std::string>& f) {
-        if (f.size() != kTableColumns && f.size() != kTableColumnsWithoutLengths)
-          throw std::invalid_argument("expected " + std::to_string(kTableColumns) + " fields");
-        RecallRun r;
-        r.task = enum_from_name<RecallTask>(f[0]);
-        r.variant = f[1];
-        r.feature_budget = integer(f[2]);
-        r.feature_dim = integer(f[3]);
-        r.setting = {number(f[4]), enum_from_name<AlignmentTarget>(f[5]), number(f[6])};
-        r.seed = std::stoull(f[7]);
-        r.size = integer(f[8]);
-        r.pairs = integer(f[9]);
-        r.accuracy = number(f[10]);
-        r.loss = number(f[11]);
-        r.validation_accuracy = number(f[12]);
-        r.validation_loss = number(f[13]);
-        r.best_step = integer(f[14]);
-        r.seconds = number(f[15]);
-        r.phase_a_kl_before = number(f[16]);
-        r.phase_a_kl_after = number(f[17]);
-        r.effective_bandwidth = number(f[18]);
-        CapacityDiagnostic& c = r.capacity;
-        c.margin = number(f[19]);
-        c.own_key_wins = number(f[20]);
-        c.norm_spread = number(f[21]);
-        c.coherence_mean = number(f[22]);
-        c.coherence_max = number(f[23]);
-        c.effective_rank = number(f[24]);
-        c.sequences = integer(f[25]);
-        const bool lengths = f.size() == kTableColumns;  // NaN: not measured by an older build
-        c.norm_cv = lengths ? number(f[26]) : std::nan("");
-        c.effective_temperature = lengths ? number(f[27]) : std::nan("");
-        const auto p = predictions.find(recall_run_key(r));
-        if (p == predictions.end()) return;  // stopped between the two lines: run again
-        r.correct = p->second;
-        runs.push_back(std::move(r));
-      });
+  read_rows(directory + "/capacity.csv",
+            {kTableHeader, kTableHeaderWithoutNormalisation, kTableHeaderWithoutLengths},
+            [&](const Record& f) {
+              RecallRun r;
+              r.task = enum_from_name<RecallTask>(f["task"]);
+              r.variant = f["variant"];
+              r.normalisation = normalisation(f);
+              r.feature_budget = integer(f["feature_budget"]);
+              r.feature_dim = integer(f["feature_dim"]);
+              r.setting = {number(f["bandwidth"]), enum_from_name<AlignmentTarget>(f["target"]),
+                           number(f["learning_rate"])};
+              r.seed = std::stoull(f["seed"]);
+              r.size = integer(f["size"]);
+              r.pairs = integer(f["pairs"]);
+              r.accuracy = number(f["accuracy"]);
+              r.loss = number(f["loss"]);
+              r.validation_accuracy = number(f["validation_accuracy"]);
+              r.validation_loss = number(f["validation_loss"]);
+              r.best_step = integer(f["best_step"]);
+              r.seconds = number(f["seconds"]);
+              r.phase_a_kl_before = number(f["phase_a_kl_before"]);
+              r.phase_a_kl_after = number(f["phase_a_kl_after"]);
+              r.effective_bandwidth = number(f["effective_bandwidth"]);
+              CapacityDiagnostic& c = r.capacity;
+              c.margin = number(f["margin"]);
+              c.own_key_wins = number(f["own_key_wins"]);
+              c.norm_spread = number(f["norm_spread"]);
+              c.coherence_mean = number(f["coherence_mean"]);
+              c.coherence_max = number(f["coherence_max"]);
+              c.effective_rank = number(f["effective_rank"]);
+              c.sequences = integer(f["capacity_sequences"]);
+              // NaN: not measured by an older build
+              c.norm_cv = f.has("norm_cv") ? number(f["norm_cv"]) : std::nan("");
+              c.effective_temperature = f.has("effective_temperature")
+                                            ? number(f["effective_temperature"])
+                                            : std::nan("");
+              const auto p = predictions.find(recall_run_key(r));
+              if (p == predictions.end()) return;  // stopped between the two lines: run again
+              r.correct = p->second;
+              runs.push_back(std::move(r));
+            });
   return runs;
 }
 

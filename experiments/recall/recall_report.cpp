@@ -15,16 +15,33 @@ namespace cpm {
 
 namespace {
 
-// An arm: the variant and its D_φ budget (the configured D_φ of particle and projected maps, the
-// fixed D_φ of elu and dpfp, 0 for softmax and uniform).
-using Arm = std::pair<std::string, int>;
+// An arm: the variant, its normalisation and its D_φ budget (the configured D_φ of particle and
+// projected maps, the fixed D_φ of elu and dpfp, 0 for softmax and uniform).
+struct Arm {
+  std::string variant;
+  RecallNormalisation normalisation = RecallNormalisation::none;
+  int budget = 0;
+  auto operator<=>(const Arm&) const = default;
+};
 
 int budget_of(const RecallRun& r) {
   return r.feature_budget > 0 ? r.feature_budget : r.feature_dim;
 }
 
+Arm arm_of(const RecallRun& r) {
+  return {r.variant, r.normalisation, budget_of(r)};
+}
+
+// The variant with its normalisation when it has one: "kernel-favor [l2]".
+std::string variant_label(const Arm& a) {
+  return a.normalisation == RecallNormalisation::none
+             ? a.variant
+             : a.variant + " [" + name_of(a.normalisation) + "]";
+}
+
 std::string arm_name(const Arm& a) {
-  return a.second > 0 ? a.first + " (D=" + std::to_string(a.second) + ")" : a.first;
+  return a.budget > 0 ? variant_label(a) + " (D=" + std::to_string(a.budget) + ")"
+                      : variant_label(a);
 }
 
 std::string text(const char* format, double x) {
@@ -55,7 +72,7 @@ Grouped group(const std::vector<RecallRun>& runs) {
   std::set<int> sizes;
   for (const RecallRun& r : runs) {
     if (!r.selected) continue;
-    const Arm arm{r.variant, budget_of(r)};
+    const Arm arm = arm_of(r);
     if (std::find(g.arms.begin(), g.arms.end(), arm) == g.arms.end()) g.arms.push_back(arm);
     sizes.insert(r.size);
     g.cells[{arm, r.size}].push_back(&r);
@@ -83,8 +100,8 @@ void write_header_row(std::ostream& out, const std::string& first, const std::ve
 // The grid of every arm with more than one point, and the point each arm chose per size.
 void write_settings_section(std::ostream& out, const std::vector<RecallRun>& runs,
                             const std::vector<int>& sizes, const std::string& size_name) {
-  // variant, budget, τ, target, learning rate
-  using Point = std::tuple<std::string, int, double, std::string, double>;
+  // arm, τ, target, learning rate
+  using Point = std::tuple<Arm, double, std::string, double>;
   std::map<std::pair<Point, int>, std::vector<double>> validation;
   std::map<std::pair<Point, int>, bool> selected;
   std::vector<Point> points;
@@ -97,12 +114,12 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
            (rates.size() > 1 ? ", rate " + text("%g", s.learning_rate) : "");
   };
   for (const RecallRun& r : runs) {
-    const Point p{r.variant, budget_of(r), r.setting.bandwidth, name_of(r.setting.target),
+    const Point p{arm_of(r), r.setting.bandwidth, name_of(r.setting.target),
                   r.setting.learning_rate};
     if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
     validation[{p, r.size}].push_back(r.validation_accuracy);
     selected[{p, r.size}] = r.selected;
-    grid_of[{r.variant, budget_of(r)}].insert(
+    grid_of[arm_of(r)].insert(
         {r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate});
   }
   bool any = false;
@@ -117,9 +134,9 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
          "metric), mean over seeds.\n\n";
   write_header_row(out, "arm, grid point", sizes, size_name);
   for (const Point& p : points) {
-    const auto& [variant, budget, tau, target, rate] = p;
-    if (grid_of[{variant, budget}].size() < 2) continue;
-    out << "| " << arm_name({variant, budget}) << ", "
+    const auto& [arm, tau, target, rate] = p;
+    if (grid_of[arm].size() < 2) continue;
+    out << "| " << arm_name(arm) << ", "
         << describe({tau, enum_from_name<AlignmentTarget>(target), rate}) << " |";
     for (int size : sizes) {
       const auto it = validation.find({p, size});
@@ -141,7 +158,7 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
       std::vector<double> effective;
       const RecallRun* chosen = nullptr;
       for (const RecallRun& r : runs)
-        if (r.selected && r.variant == arm.first && budget_of(r) == arm.second && r.size == size) {
+        if (r.selected && arm_of(r) == arm && r.size == size) {
           chosen = &r;
           effective.push_back(r.effective_bandwidth);
         }
@@ -227,16 +244,18 @@ void write_paired_section(std::ostream& out, const Grouped& g, const std::string
     std::vector<double> differences;
     McNemarCounts counts;
   };
-  std::map<std::tuple<Arm, std::string, int>, Pair> pairs;  // (arm, baseline, size)
+  // (arm, baseline, size): the baseline's variant and normalisation, the arm's
+  std::map<std::tuple<Arm, std::string, int>, Pair> pairs;
   for (const auto& [key_a, cell_a] : g.cells)
     for (const auto& [key_b, cell_b] : g.cells) {
       const Arm &a = key_a.first, &b = key_b.first;
-      if (key_a.second != key_b.second || !is_baseline(a.first, b.first)) continue;
-      if (a.second != b.second && a.first != "hedgehog") continue;
+      if (key_a.second != key_b.second || !is_baseline(a.variant, b.variant)) continue;
+      if (a.normalisation != b.normalisation) continue;
+      if (a.budget != b.budget && a.variant != "hedgehog") continue;
       for (const RecallRun* ra : cell_a)
         for (const RecallRun* rb : cell_b)
           if (ra->seed == rb->seed && ra->correct.size() == rb->correct.size()) {
-            Pair& p = pairs[{a, b.first, key_a.second}];
+            Pair& p = pairs[{a, variant_label(b), key_a.second}];
             p.differences.push_back(ra->accuracy - rb->accuracy);
             const McNemarCounts c = mcnemar_counts(ra->correct, rb->correct);
             p.counts.a_only += c.a_only;
@@ -278,8 +297,8 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
       << " | softmax | uniform | difference | separates maps |\n|---|---|---|---|---|\n";
   auto accuracy = [](const RecallRun& r) { return r.accuracy; };
   for (int size : g.sizes) {
-    const auto* s = g.find({"softmax", 0}, size);
-    const auto* u = g.find({"uniform", 0}, size);
+    const auto* s = g.find({"softmax", RecallNormalisation::none, 0}, size);
+    const auto* u = g.find({"uniform", RecallNormalisation::none, 0}, size);
     if (!s || !u) {
       out << "| " << size << " | " << (s ? format(over_seeds(*s, accuracy)) : "not run") << " | "
           << (u ? format(over_seeds(*u, accuracy)) : "not run") << " | — | unknown |\n";
@@ -332,20 +351,22 @@ void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& ru
   const Grouped g = group(runs);
   const bool mqar = !runs.empty() && runs.front().task == RecallTask::mqar;
   Panel panel{"", mqar ? "sequence length L" : "pairs S", "test accuracy", false, false, {}, {}};
-  // One colour per variant; its first D_φ drawn solid, larger ones dashed.
+  // One colour per variant and normalisation; its first D_φ drawn solid, larger ones dashed.
   std::vector<std::string> variants;
   std::map<std::string, int> first_dim;
   for (const Arm& arm : g.arms) {
-    if (std::find(variants.begin(), variants.end(), arm.first) == variants.end())
-      variants.push_back(arm.first);
-    if (!first_dim.count(arm.first)) first_dim[arm.first] = arm.second;
+    const std::string label = variant_label(arm);
+    if (std::find(variants.begin(), variants.end(), label) == variants.end())
+      variants.push_back(label);
+    if (!first_dim.count(label)) first_dim[label] = arm.budget;
   }
   for (const Arm& arm : g.arms) {
+    const std::string label = variant_label(arm);
     Curve c;
     c.title = arm_name(arm);
     c.colour =
-        static_cast<int>(std::find(variants.begin(), variants.end(), arm.first) - variants.begin());
-    if (arm.second != first_dim[arm.first]) c.style = Curve::Style::dashed_points;
+        static_cast<int>(std::find(variants.begin(), variants.end(), label) - variants.begin());
+    if (arm.budget != first_dim[label]) c.style = Curve::Style::dashed_points;
     for (int size : g.sizes) {
       const auto* cell = g.find(arm, size);
       if (!cell) continue;

@@ -1,6 +1,6 @@
 #pragma once
-// One finished run of the recall study: an arm (variant, D_φ), a point of its grid, a size and a
-// seed, with its test figures at the best validated state.
+// One finished run of the recall study: an arm (variant, normalisation, D_φ), a point of its grid,
+// a size and a seed, with its test figures at the best validated state.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +13,7 @@ namespace cpm {
 struct RecallRun {
   RecallTask task = RecallTask::associative_retrieval;
   std::string variant;
+  RecallNormalisation normalisation = RecallNormalisation::none;  // [model] normalise_keys
   int feature_budget = 0;  // the configured D_φ of particle and projected maps (0: a fixed size)
   int feature_dim = 0;     // D_φ, the rows of φ (0: softmax, uniform)
   RecallArmSetting setting;
@@ -34,7 +35,7 @@ struct RecallRun {
   std::vector<bool> correct;
 };
 
-// What identifies a run: variant, D_φ budget, size, grid point and seed.
+// What identifies a run: variant, normalisation, D_φ budget, size, grid point and seed.
 std::string recall_run_key(const RecallRun& run);
 
 }  // namespace cpm

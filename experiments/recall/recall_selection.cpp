@@ -7,7 +7,8 @@
 namespace cpm {
 
 void select_recall_settings(std::vector<RecallRun>& runs) {
-  using Cell = std::tuple<std::string, int, int>;         // variant, budget, size
+  // variant, normalisation, budget, size
+  using Cell = std::tuple<std::string, RecallNormalisation, int, int>;
   using Point = std::tuple<double, std::string, double>;  // τ, target, learning rate
   struct Sums {
     double accuracy = 0.0, loss = 0.0;
@@ -16,7 +17,7 @@ void select_recall_settings(std::vector<RecallRun>& runs) {
   std::map<Cell, std::map<Point, Sums>> cells;
   std::map<Cell, std::set<std::uint64_t>> seeds_of;
   for (const RecallRun& r : runs) {
-    const Cell cell{r.variant, r.feature_budget, r.size};
+    const Cell cell{r.variant, r.normalisation, r.feature_budget, r.size};
     Sums& s =
         cells[cell][{r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate}];
     s.accuracy += r.validation_accuracy;
@@ -41,7 +42,7 @@ void select_recall_settings(std::vector<RecallRun>& runs) {
     }
   }
   for (RecallRun& r : runs) {
-    const auto it = chosen.find({r.variant, r.feature_budget, r.size});
+    const auto it = chosen.find({r.variant, r.normalisation, r.feature_budget, r.size});
     r.selected = it != chosen.end() &&
                  it->second ==
                      Point{r.setting.bandwidth, name_of(r.setting.target), r.setting.learning_rate};

@@ -23,8 +23,8 @@ namespace {
 
 const char* const kSettingsFile = "study_settings.txt";
 
-// The settings every run depends on, one per line. A restart may add sizes, arms, D_φ, grid
-// points and seeds (each run is keyed by them), but must not change these.
+// The settings every run depends on, one per line. A restart may add sizes, arms, normalisations,
+// D_φ, grid points and seeds (each run is keyed by them), but must not change these.
 std::string settings_fingerprint(const RecallConfig& c) {
   const RecallTaskConfig& t = c.task;
   const RecallModelConfig& m = c.model;
@@ -44,7 +44,6 @@ std::string settings_fingerprint(const RecallConfig& c) {
     << "\nmodel.short_convolution = " << m.short_convolution
     << "\nmodel.position_embedding = " << m.position_embedding
     << "\nmodel.feature_epsilon = " << m.feature_epsilon
-    << "\nmodel.normalise_keys = " << key_normalisation_name(m.normalise_keys)
     << "\nmodel.particle_init = " << m.particle_init << "\nmodel.antithetic = " << m.antithetic
     << "\ntraining.steps = " << r.steps << "\ntraining.batch_size = " << r.batch_size
     << "\ntraining.learning_rate = " << r.learning_rate
@@ -66,15 +65,30 @@ std::string settings_fingerprint(const RecallConfig& c) {
   return o.str();
 }
 
-// Refuses a restart whose configuration changes a setting the recorded runs depend on.
-void check_restart_settings(const std::string& folder, const std::string& now) {
+// The settings of a build before normalise_keys became a list held its one value among them.
+const std::string kOlderNormalisation = "model.normalise_keys = ";
+
+// Refuses a restart whose configuration changes a setting the recorded runs depend on. Returns
+// the normalisation of the runs recorded without one (an earlier build's single normalise_keys;
+// none when the settings do not name it).
+RecallNormalisation check_restart_settings(const std::string& folder, const std::string& now) {
   const std::string path = folder + "/" + kSettingsFile;
   if (!std::filesystem::exists(path))
     throw InputError(path + ": missing (a --restart needs the stopped study's folder)");
-  auto lines = [](const std::string& text) {
+  RecallNormalisation older = RecallNormalisation::none;
+  auto lines = [&](const std::string& text) {
     std::vector<std::string> out;
     std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(kOlderNormalisation, 0) == 0) {
+        const std::string name = line.substr(kOlderNormalisation.size());
+        if (!is_name_of<RecallNormalisation>(name))
+          throw InputError(path + ": unknown normalisation in '" + line + "'");
+        older = enum_from_name<RecallNormalisation>(name);
+        continue;
+      }
+      out.push_back(line);
+    }
     return out;
   };
   const std::vector<std::string> before = lines(read_text_file(path)), after = lines(now);
@@ -83,9 +97,10 @@ void check_restart_settings(const std::string& folder, const std::string& now) {
     if (a != b)
       throw InputError(path + ": the stopped study ran with '" + a + "', this configuration has '" +
                        b +
-                       "' (a restart may only add sizes, arms, features, bandwidths, targets or "
-                       "seeds)");
+                       "' (a restart may only add sizes, arms, normalisations, features, "
+                       "bandwidths, targets or seeds)");
   }
+  return older;
 }
 
 struct PlannedRun {
@@ -96,35 +111,39 @@ struct PlannedRun {
   std::uint64_t seed = 0;
 };
 
-// Every run, in the order of the study: size, arm, D_φ, grid point, seed.
+// Every run, in the order of the study: size, arm, normalisation, D_φ, grid point, seed.
 std::vector<PlannedRun> plan_runs(const RecallConfig& c) {
   std::vector<PlannedRun> plan;
   for (int size = 0; size < c.task.sizes(); ++size)
-    for (const std::string& name : c.variants) {
-      const RecallVariant variant = parse_recall_variant(name);
-      const std::vector<int> budgets = variant.particles ? c.model.features : std::vector<int>{0};
-      const auto grid = c.arm_grids.find(name);
-      const RecallArmGrid own = grid == c.arm_grids.end() ? RecallArmGrid{} : grid->second;
-      const std::vector<double> bandwidths = variant.scale_sensitive()
-                                                 ? own.bandwidths.value_or(c.model.bandwidths)
-                                                 : std::vector<double>{1.0};
-      const std::vector<AlignmentTarget> targets =
-          variant.kernel ? own.targets.value_or(c.phase_a.targets)
-                         : std::vector<AlignmentTarget>{AlignmentTarget::none};
-      const std::vector<double>& rates = recall_learning_rates(c, name);
-      for (int budget : budgets)
-        for (double tau : bandwidths)
-          for (AlignmentTarget target : targets)
-            for (double rate : rates)
-              for (std::uint64_t seed : c.seeds)
-                plan.push_back({variant, budget, {tau, target, rate}, size, seed});
-    }
+    for (const std::string& name : c.variants)
+      for (RecallNormalisation normalisation :
+           recall_normalisations(c, parse_recall_variant(name))) {
+        RecallVariant variant = parse_recall_variant(name);
+        variant.normalisation = normalisation;
+        const std::vector<int> budgets = variant.particles ? c.model.features : std::vector<int>{0};
+        const auto grid = c.arm_grids.find(name);
+        const RecallArmGrid own = grid == c.arm_grids.end() ? RecallArmGrid{} : grid->second;
+        const std::vector<double> bandwidths = variant.scale_sensitive()
+                                                   ? own.bandwidths.value_or(c.model.bandwidths)
+                                                   : std::vector<double>{1.0};
+        const std::vector<AlignmentTarget> targets =
+            variant.kernel ? own.targets.value_or(c.phase_a.targets)
+                           : std::vector<AlignmentTarget>{AlignmentTarget::none};
+        const std::vector<double>& rates = recall_learning_rates(c, name);
+        for (int budget : budgets)
+          for (double tau : bandwidths)
+            for (AlignmentTarget target : targets)
+              for (double rate : rates)
+                for (std::uint64_t seed : c.seeds)
+                  plan.push_back({variant, budget, {tau, target, rate}, size, seed});
+      }
   return plan;
 }
 
 std::string planned_key(const RecallConfig& c, const PlannedRun& p) {
   RecallRun r;
   r.variant = p.variant.name;
+  r.normalisation = p.variant.normalisation;
   r.feature_budget = p.variant.particles ? p.budget : 0;
   r.size = c.task.dataset == RecallTask::mqar ? c.task.lengths[p.size_index]
                                               : c.task.pairs[p.size_index];
@@ -176,8 +195,9 @@ std::vector<RecallRun> run_recall_study(const RecallConfig& config, const Comman
   const std::string fingerprint = settings_fingerprint(config);
   std::map<std::string, RecallRun> recorded;
   if (!options.restart.empty()) {
-    check_restart_settings(options.restart, fingerprint);
-    for (RecallRun& r : read_recall_journal(options.restart)) recorded[recall_run_key(r)] = r;
+    const RecallNormalisation older = check_restart_settings(options.restart, fingerprint);
+    for (RecallRun& r : read_recall_journal(options.restart, older))
+      recorded[recall_run_key(r)] = r;
   }
   const bool same_folder = !options.restart.empty() && std::filesystem::exists(dir) &&
                            std::filesystem::equivalent(options.restart, dir);

@@ -120,6 +120,7 @@ RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& varian
   RecallRun run;
   run.task = config.task.dataset;
   run.variant = variant.name;
+  run.normalisation = variant.normalisation;
   run.feature_budget = variant.particles ? feature_budget : 0;
   run.setting = setting;
   run.seed = seed;
@@ -130,6 +131,8 @@ RecallRun run_recall_arm(const RecallConfig& config, const RecallVariant& varian
   const int feature_dim = recall_feature_dim(variant, feature_budget, head_size);
   std::ostringstream label;
   label << name_of(run.task) << ' ' << run.variant;
+  if (variant.normalisation != RecallNormalisation::none)
+    label << " [" << name_of(variant.normalisation) << ']';
   if (variant.attention == AttentionKind::linear) {
     label << " D=" << feature_dim;
     if (variant.scale_sensitive()) label << " τ=" << setting.bandwidth;

@@ -93,6 +93,93 @@ TEST(RecallCommand, NormalisedKeysHaveOneLength) {
   EXPECT_EQ(rows, 3);
 }
 
+// The rows of capacity.csv as fields, the header first.
+std::vector<std::vector<std::string>> table_rows(const std::string& table) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    rows.emplace_back();
+    std::istringstream fields(line);
+    for (std::string f; std::getline(fields, f, ',');) rows.back().push_back(f);
+    if (line.back() == ',') rows.back().emplace_back();
+  }
+  return rows;
+}
+
+// [model] normalise_keys as a list: every arm with a feature map runs each normalisation, softmax
+// and uniform once; each row records its normalisation and the summary names the arm with it. A
+// study of the build before the column (one normalise_keys in its settings, none in its records)
+// continues with --restart, its runs kept under that normalisation.
+TEST(RecallCommand, EveryArmWithFeaturesRunsEachNormalisationAndOlderStudiesRestart) {
+  const auto dir = fresh_directory("recall_normalisations");
+  const std::string data = "dataset = \"associative_retrieval\"\npairs = [4]\n";
+  const std::string arms = "\"softmax\", \"uniform\", \"vanilla-favor\", \"dpfp1\"";
+  auto with_keys = [&](const std::string& keys, const std::filesystem::path& out) {
+    std::string text = tiny(data, arms, out);
+    return text.replace(text.find("features = [8]"), 14,
+                        "features = [8]\nnormalise_keys = " + keys);
+  };
+  write_file(dir / "n.toml", with_keys("[\"none\", \"l2\"]", dir / "both"));
+  const auto r = run_cpm("recall " + (dir / "n.toml").string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+  auto rows = table_rows(read_file(dir / "both" / "capacity.csv"));
+  const auto column = [&](const std::string& name) {
+    return std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin();
+  };
+  ASSERT_LT(column("normalisation"), static_cast<long>(rows[0].size()));
+  EXPECT_EQ(rows[0].back(), "selected");
+  std::map<std::string, int> runs;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    ++runs[rows[i][column("variant")] + " " + rows[i][column("normalisation")]];
+  EXPECT_EQ(runs, (std::map<std::string, int>{{"softmax none", 1},
+                                              {"uniform none", 1},
+                                              {"vanilla-favor none", 1},
+                                              {"vanilla-favor l2", 1},
+                                              {"dpfp1 none", 1},
+                                              {"dpfp1 l2", 1}}));
+  const std::string summary = read_file(dir / "both" / "summary.md");
+  EXPECT_NE(summary.find("| vanilla-favor [l2] (D=8) |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("| dpfp1 [l2] (D=32) |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("| vanilla-favor (D=8) |"), std::string::npos) << summary;
+
+  // A study of the build before: normalise_keys = "l2" alone, recorded in its settings and not in
+  // its tables.
+  write_file(dir / "old.toml", with_keys("\"l2\"", dir / "old"));
+  ASSERT_EQ(run_cpm("recall " + (dir / "old.toml").string() + " --quiet").exit_code, 0);
+  const auto recorded = table_rows(read_file(dir / "old" / "capacity.csv"));
+  for (const std::string file : {"capacity.csv", "predictions.csv"}) {
+    auto old_rows = table_rows(read_file(dir / "old" / file));
+    const auto at =
+        std::find(old_rows[0].begin(), old_rows[0].end(), "normalisation") - old_rows[0].begin();
+    std::string text;
+    for (auto& row : old_rows) {
+      row.erase(row.begin() + at);
+      for (std::size_t i = 0; i < row.size(); ++i) text += (i ? "," : "") + row[i];
+      text += "\n";
+    }
+    write_file(dir / "old" / file, text);
+  }
+  std::string settings = read_file(dir / "old" / "study_settings.txt");
+  settings.insert(settings.find("model.particle_init"), "model.normalise_keys = l2\n");
+  write_file(dir / "old" / "study_settings.txt", settings);
+  write_file(dir / "more.toml", with_keys("[\"l2\", \"l1\"]", dir / "old"));
+  const auto more = run_cpm("recall " + (dir / "more.toml").string() + " --quiet --restart " +
+                            (dir / "old").string());
+  ASSERT_EQ(more.exit_code, 0) << more.standard_error;
+  rows = table_rows(read_file(dir / "old" / "capacity.csv"));
+  EXPECT_EQ(rows.size(), 1u + 2 + 2 * 2);  // softmax, uniform; two arms × l2, l1
+  int kept = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    for (std::size_t j = 1; j < recorded.size(); ++j)
+      if (rows[i][column("variant")] == recorded[j][column("variant")] &&
+          rows[i][column("normalisation")] == recorded[j][column("normalisation")]) {
+        EXPECT_EQ(rows[i][column("seconds")], recorded[j][column("seconds")])
+            << "run again: " << rows[i][column("variant")];
+        ++kept;
+      }
+  EXPECT_EQ(kept, 4);  // softmax and uniform (none), vanilla-favor and dpfp1 (l2)
+}
+
 TEST(RecallCommand, MqarTrainsTheCausalDecoder) {
   const auto dir = fresh_directory("recall_mqar");
   write_file(dir / "m.toml",

@@ -157,6 +157,40 @@ TEST(RecallConfig, BadValuesGiveOneLineErrorsNamingTheKey) {
     EXPECT_EQ(error_of(toml).find('\n'), std::string::npos) << "one line: " << error_of(toml);
 }
 
+// [model] normalise_keys is a study axis: a list gives every arm with a feature map one run per
+// entry, a single name a list of one; softmax and uniform have no features and run once, with none.
+// An unknown or repeated name is one line naming the key; cpm train keeps a single name.
+TEST(RecallConfig, NormaliseKeysIsAListOfNormalisationsOrOneName) {
+  const std::string retrieval =
+      "[data]\ndataset = \"associative_retrieval\"\n[experiment]\nvariants = [\"softmax\", "
+      "\"vanilla-favor\"]\n";
+  const RecallConfig c = parse_recall_config(
+      retrieval + "[model]\nnormalise_keys = [\"l2\", \"none\", \"l1\"]\n", "x.toml");
+  EXPECT_EQ(c.model.normalisations,
+            (std::vector<RecallNormalisation>{RecallNormalisation::l2, RecallNormalisation::none,
+                                              RecallNormalisation::l1}));
+  EXPECT_EQ(recall_normalisations(c, parse_recall_variant("vanilla-favor")),
+            c.model.normalisations);
+  EXPECT_EQ(recall_normalisations(c, parse_recall_variant("softmax")),
+            std::vector<RecallNormalisation>{RecallNormalisation::none});
+  EXPECT_EQ(recall_normalisations(c, parse_recall_variant("uniform")),
+            std::vector<RecallNormalisation>{RecallNormalisation::none});
+  EXPECT_EQ(parse_recall_config(retrieval + "[model]\nnormalise_keys = \"l1\"\n", "x.toml")
+                .model.normalisations,
+            std::vector<RecallNormalisation>{RecallNormalisation::l1});
+  EXPECT_EQ(parse_recall_config(retrieval, "x.toml").model.normalisations,
+            std::vector<RecallNormalisation>{RecallNormalisation::none});
+  EXPECT_EQ(key_normalisation_of(RecallNormalisation::l2), KeyNormalisation::l2);
+  EXPECT_EQ(key_normalisation_of(RecallNormalisation::none), KeyNormalisation::none);
+  for (const std::string bad : {"[\"l2\", \"l3\"]", "\"l3\"", "[\"l2\", \"l2\"]", "[]", "2"}) {
+    const std::string error = error_of(retrieval + "[model]\nnormalise_keys = " + bad + "\n");
+    EXPECT_EQ(error.rfind("test.toml: model.normalise_keys: ", 0), 0u) << bad << ": " << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  EXPECT_NE(error_of(retrieval + "[model]\nnormalise_keys = \"l3\"\n").find("'l3'"),
+            std::string::npos);
+}
+
 TEST(RecallConfig, PhaseAAndTheRateDropHaveDefaultsAndOneLineErrors) {
   const std::string retrieval = "[data]\ndataset = \"associative_retrieval\"\n";
   const RecallConfig c = parse_recall_config(retrieval + "[training]\nsteps = 1000\n", "x.toml");

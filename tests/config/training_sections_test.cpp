@@ -53,6 +53,21 @@ TEST(TrainingSections, TheSharedKeysHaveOneRuleForEveryTraining) {
   }
 }
 
+// normalise_keys is one name for cpm train and a study axis for cpm recall: a list, and a name that
+// reads as a list of one.
+TEST(TrainingSections, TrainTakesOneKeyNormalisationRecallAList) {
+  EXPECT_EQ(parse_train_config("[model]\nnormalise_keys = \"l2\"\nattention = \"vanilla-favor\"\n",
+                               "test.toml")
+                .model.normalise_keys,
+            KeyNormalisation::l2);
+  EXPECT_NE(train_error("[model]\nnormalise_keys = [\"l2\"]\n").find("model.normalise_keys"),
+            std::string::npos);
+  EXPECT_NE(train_error("[model]\nnormalise_keys = \"l3\"\n").find("model.normalise_keys"),
+            std::string::npos);
+  EXPECT_EQ(recall_error("[model]\nnormalise_keys = [\"l2\"]\n"), "");
+  EXPECT_EQ(recall_error("[model]\nnormalise_keys = \"l2\"\n"), "");
+}
+
 TEST(TrainingSections, EachTrainingKeepsItsOwnDefaults) {
   const TrainConfig train = parse_train_config("", "test.toml");
   EXPECT_EQ(train.training.warmup_steps, 100);
