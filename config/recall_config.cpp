@@ -21,7 +21,7 @@ const std::vector<std::string>& names(AlignmentTarget) {
 }
 
 const std::vector<std::string>& names(RecallNormalisation) {
-  static const std::vector<std::string> n = {"none", "l2", "l1"};
+  static const std::vector<std::string> n = {"none", "l2", "l1", "qk"};
   return n;
 }
 
@@ -32,6 +32,7 @@ KeyNormalisation key_normalisation_of(RecallNormalisation n) {
     case RecallNormalisation::l1:
       return KeyNormalisation::l1;
     case RecallNormalisation::none:
+    case RecallNormalisation::qk:
       break;
   }
   return KeyNormalisation::none;
@@ -115,6 +116,16 @@ int recall_feature_dim(const RecallVariant& variant, int budget, int head_size) 
     return feature_dimension(variant.map, std::max(d, 1), head_size);  // refuses what does not fit
   }
   return budget;
+}
+
+void check_recall_normalisation(const RecallVariant& arm, RecallNormalisation n) {
+  if (n != RecallNormalisation::qk) return;
+  if (arm.feature_input != FeatureInput::fixed)
+    throw std::invalid_argument("\"qk\" learns the scale of q and k, which '" + arm.name +
+                                "' learns itself (a temperature or metric in front of φ)");
+  if (arm.from_softmax)
+    throw std::invalid_argument("\"qk\" cannot start '" + arm.name +
+                                "' from the softmax network, whose q and k are not normalised");
 }
 
 RecallVariant parse_recall_variant(const std::string& name) {
@@ -372,6 +383,14 @@ RecallConfig parse_recall_config(const std::string& toml_text, const std::string
           particle_rows(arm.map, feature_dimension(arm.map, 0, head_size), head_size);
       } catch (const std::invalid_argument& err) {
         e.fail("variants", v + ": " + err.what());
+      }
+      const RecallVariant arm = parse_recall_variant(v);
+      for (RecallNormalisation n : recall_normalisations(c, arm)) {
+        try {
+          check_recall_normalisation(arm, n);
+        } catch (const std::invalid_argument& err) {
+          root.table("model").fail("normalise_keys", err.what());
+        }
       }
     }
     const auto seeds = e.numbers("seeds", std::vector<double>{1, 2, 3});

@@ -26,11 +26,13 @@ const std::vector<std::string>& names(AlignmentTarget);  // "", "softmax", "matc
 
 // The normalisation of an arm's attention ([model] normalise_keys: a name, or a list of names with
 // one arm per entry, as [model] features lists D_φ budgets): none; l2 or l1, the keys' features
-// divided by their length, φ(k)/‖φ(k)‖ (transformer/key_normalisation.hpp). Arms without a feature
-// map (softmax, uniform) run once, with none.
-enum class RecallNormalisation { none, l2, l1 };
-const std::vector<std::string>& names(RecallNormalisation);  // "none", "l2", "l1"
-// The normalisation of φ(k) that `n` applies.
+// divided by their length, φ(k)/‖φ(k)‖ (transformer/key_normalisation.hpp); qk, QK normalisation:
+// q and k replaced by s_h q/‖q‖ and s_h k/‖k‖ before φ, s_h one learned scale per head started at
+// the run's bandwidth τ (φ's features themselves not divided). Arms without a feature map
+// (softmax, uniform) run once, with none.
+enum class RecallNormalisation { none, l2, l1, qk };
+const std::vector<std::string>& names(RecallNormalisation);  // "none", "l2", "l1", "qk"
+// The normalisation of φ(k) that `n` applies (none for qk, which acts before φ).
 KeyNormalisation key_normalisation_of(RecallNormalisation n);
 
 // An arm of the study: "softmax", "uniform", "elu", "dpfp1".."dpfp3", "hedgehog" (its linear map
@@ -73,6 +75,10 @@ struct RecallVariant {
 };
 // Throws std::invalid_argument listing the valid names.
 RecallVariant parse_recall_variant(const std::string& name);
+// Throws std::invalid_argument when the arm cannot take the normalisation: qk with a learned
+// temperature or metric (temperature-, metric-favor learn their input's scale themselves) and
+// with an @softmax start (the teacher's queries and keys are not normalised).
+void check_recall_normalisation(const RecallVariant& arm, RecallNormalisation n);
 
 struct RecallTaskConfig {
   RecallTask dataset = RecallTask::associative_retrieval;

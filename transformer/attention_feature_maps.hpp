@@ -71,6 +71,11 @@ struct FeatureMapSpec {
   // The keys' features divided by their length, φ(k)/‖φ(k)‖ (transformer/key_normalisation.hpp):
   // applied by the attention to the keys only.
   KeyNormalisation key_normalisation = KeyNormalisation::none;
+  // QK normalisation (transformer/key_normalisation.hpp), applied by the model that holds the
+  // learned scales: φ reads s_h q/‖q‖ and s_h k/‖k‖, s_h one scale per head started at τ =
+  // bandwidth, and applies no scale of its own (feature_input_scale is 1), so that τ enters once,
+  // as the starting value of s_h.
+  bool qk_normalisation = false;
 };
 
 // The largest projection d′ of the projected dpfp: its forward and backward keep a column of u on
@@ -241,9 +246,11 @@ inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head
 }
 
 // The scale τ s of linear attention's feature input, s = d_head^{-1/4}: at τ = 1, φ(s q)ᵀφ(s k)
-// estimates exp(qᵀk/√d_head) for favor, the softmax kernel of the same head.
+// estimates exp(qᵀk/√d_head) for favor, the softmax kernel of the same head. 1 with QK
+// normalisation, whose inputs s_h q/‖q‖ carry their learned scale.
 template <class T>
 T feature_input_scale(const FeatureMapSpec& spec, int head_size) {
+  if (spec.qk_normalisation) return T(1);  // φ reads s_h q/‖q‖: the learned s_h is the scale
   return static_cast<T>(spec.bandwidth / std::sqrt(std::sqrt(static_cast<double>(head_size))));
 }
 

@@ -6,6 +6,12 @@
 //   l2:  dφ = (dφ̃ − φ̃ (φ̃ᵀdφ̃)) / n,      l1:  dφ = (dφ̃ − sign(φ) (φ̃ᵀdφ̃)) / n,
 // turns the gradient with respect to φ̃ into the one with respect to φ, which the map's own
 // backward then takes (with φ = n φ̃).
+//
+// QK normalisation (Henry et al. 2020, "Query-Key Normalization for Transformers") acts before φ
+// instead, on the queries and keys themselves, with one learned scale s per head:
+//   y = s x/‖x‖₂,   dx = (s/‖x‖)(dy − x̂ (x̂ᵀdy)),   ds = x̂ᵀdy,   x̂ = x/‖x‖,
+// so that φ reads vectors of one length s, which training adapts; the models that use it
+// (transformer/retrieval_model.hpp, transformer/transformer_block.hpp) hold s.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -61,6 +67,33 @@ void key_normalisation_backward(KeyNormalisation kind, T* dphi, const T* normali
       phi[at + a] = f[a] * n;
     }
   }
+}
+
+// y (d) = s x/‖x‖ for x (d); returns ‖x‖ (y = 0 for x = 0).
+template <class T>
+T qk_normalise(const T* x, T* y, int d, T s) {
+  double n = 0.0;
+  for (int a = 0; a < d; ++a) n += double(x[a]) * x[a];
+  n = std::sqrt(n);
+  const T factor = static_cast<T>(n > 0.0 ? s / n : 0.0);
+  for (int a = 0; a < d; ++a) y[a] = factor * x[a];
+  return static_cast<T>(n);
+}
+
+// dx (d) from dy (d), the gradient with respect to y = s x/‖x‖ (dx may be dy: in place), given
+// x and norm = ‖x‖; returns x̂ᵀdy, the example's ∂ℓ/∂s.
+template <class T>
+T qk_normalise_backward(const T* x, T norm, T s, const T* dy, T* dx, int d) {
+  if (!(norm > T(0))) {
+    for (int a = 0; a < d; ++a) dx[a] = T(0);
+    return T(0);
+  }
+  const double inverse = 1.0 / norm;
+  double inner = 0.0;  // x̂ᵀdy
+  for (int a = 0; a < d; ++a) inner += double(x[a]) * inverse * dy[a];
+  for (int a = 0; a < d; ++a)
+    dx[a] = static_cast<T>(s * inverse * (dy[a] - x[a] * inverse * inner));
+  return static_cast<T>(inner);
 }
 
 }  // namespace cpm

@@ -13,6 +13,10 @@
 //   metric        G = M, a learned d_key × d_key matrix (initially I), so that favor estimates
 //                 exp(τ² k_jᵀ Σ q) with Σ = MᵀM: its particles are, in the coordinates of k and
 //                 q, draws of N(0, Σ) instead of N(0, I).
+// With QK normalisation (FeatureMapSpec::qk_normalisation, transformer/key_normalisation.hpp) q
+// and k are replaced by s q/‖q‖ and s k_j/‖k_j‖ before φ, s one learned scale (the model has one
+// head), started at τ: w_j = φ(s k̂_j)ᵀ φ(s q̂), φ applying no scale of its own, so that τ enters
+// once, as the starting value of s.
 // Since k_j is linear in the one-hot part, W_k splits into
 // the value columns W_v and the embedding columns W_e, and P = W_e Eᵀ (d_key, n_keys) is formed
 // once per batch: k_j = W_v[:, v_j] + P[:, key_j] + b_k costs O(d_key) per pair.
@@ -58,8 +62,17 @@ struct RetrievalShape {
       throw std::invalid_argument("features (D_φ) must be positive");
     if (attention != AttentionKind::linear && feature_input != FeatureInput::fixed)
       throw std::invalid_argument("a learned feature input needs linear attention");
+    if (feature_map.qk_normalisation &&
+        (attention != AttentionKind::linear || feature_input != FeatureInput::fixed))
+      throw std::invalid_argument(
+          "QK normalisation needs linear attention without a learned temperature or metric");
   }
   bool transformed_input() const { return feature_input != FeatureInput::fixed; }
+  bool qk_normalised() const {
+    return attention == AttentionKind::linear && feature_map.qk_normalisation;
+  }
+  // φ reads k_in, q_in of their own: G k, G q or s k̂, s q̂.
+  bool separate_input() const { return transformed_input() || qk_normalised(); }
 };
 
 // A batch: keys, values (batch, pairs) row-major, query and target (batch).
@@ -86,6 +99,7 @@ class RetrievalModel {
     b_query_ = add(d);
     if (shape.feature_input == FeatureInput::temperature) transform_ = add(1);
     if (shape.feature_input == FeatureInput::metric) transform_ = add(std::size_t(d) * d);
+    if (shape.qk_normalised()) qk_scale_ = add(1);
     parameters_.assign(size_, T(0));
     gradients_.assign(size_, T(0));
     if (shape.attention == AttentionKind::linear) {
@@ -112,11 +126,16 @@ class RetrievalModel {
       key_norm_.assign(B * S, T(0));
       raw_phi_k_.assign(B * D * S, T(0));
     }
-    if (shape.transformed_input()) {  // G k, G q and their gradients
+    if (shape.separate_input()) {  // G k, G q or s k̂, s q̂, and their gradients
       k_in_.assign(k_.size(), T(0));
       q_in_.assign(q_.size(), T(0));
       dk_in_.assign(k_.size(), T(0));
       dq_in_.assign(q_.size(), T(0));
+    }
+    if (shape.qk_normalised()) {  // ‖k_j‖, ‖q‖ and each example's ∂ℓ/∂s
+      k_length_.assign(B * S, T(0));
+      q_length_.assign(B, T(0));
+      d_scale_.assign(B, T(0));
     }
   }
 
@@ -137,6 +156,19 @@ class RetrievalModel {
     return k_.data() + std::size_t(b) * shape_.key_size * shape_.pairs;
   }
   const T* query_vector(int b) const { return q_.data() + std::size_t(b) * shape_.key_size; }
+  // φ's inputs of example b in the last forward before the map's scale input_scale(): G k_j and G q
+  // with a learned transform, s k̂_j and s q̂ with QK normalisation, else k_j and q themselves.
+  const T* key_inputs(int b) const {
+    return (shape_.separate_input() ? k_in_ : k_).data() +
+           std::size_t(b) * shape_.key_size * shape_.pairs;
+  }
+  const T* query_input(int b) const {
+    return (shape_.separate_input() ? q_in_ : q_).data() + std::size_t(b) * shape_.key_size;
+  }
+  // The scale φ applies to its input: τ, or 1 with QK normalisation (whose s started at τ).
+  T input_scale() const {
+    return static_cast<T>(shape_.qk_normalised() ? 1.0 : shape_.feature_map.bandwidth);
+  }
   const T* output(int b) const { return out_.data() + std::size_t(b) * shape_.values; }
   // Of example b in the last forward: the unnormalised weights w (S), and for linear attention
   // the key features φ(k_j) (D_φ, S) column-major and the query features φ(q) (D_φ).
@@ -155,7 +187,7 @@ class RetrievalModel {
   }
 
   // The anchor's initialisation: E ~ N(0, 1); W_k, W_q ~ U(±1/√d_key); biases ~ U(±1/√fan_in)
-  // (PyTorch's default for nn.Linear); G = I.
+  // (PyTorch's default for nn.Linear); G = I; the QK scale s = τ.
   void initialise_parameters(std::uint64_t seed) {
     const int d = shape_.key_size, e = shape_.embedding;
     auto fill = [&](std::size_t offset, std::size_t n, std::uint64_t tensor, double bound,
@@ -175,12 +207,17 @@ class RetrievalModel {
     if (shape_.feature_input == FeatureInput::temperature) parameters_[transform_] = T(1);
     if (shape_.feature_input == FeatureInput::metric)
       MatrixMap<T>(param(transform_), d, d).setIdentity();
+    if (shape_.qk_normalised())
+      parameters_[qk_scale_] = static_cast<T>(shape_.feature_map.bandwidth);
   }
   // The learned transform G of the feature input: t (temperature, 1 × 1) or M (metric, d × d
   // column-major); null for a fixed input.
   const T* feature_transform() const {
     return shape_.transformed_input() ? param(transform_) : nullptr;
   }
+  // The learned scale s of QK normalisation (its offset in parameters()); only with it.
+  T qk_scale() const { return parameters_[qk_scale_]; }
+  std::size_t qk_scale_offset() const { return qk_scale_; }
 
   // Returns the mean loss when targets are given, else 0.
   double forward(const RetrievalBatch& batch) {
@@ -278,24 +315,38 @@ class RetrievalModel {
     return gradients_.data() + offset;
   }
 
-  // x_in (d, n) = G x for a learned G; returns x_in.
-  const T* transform(const T* x, T* x_in, int n) const {
+  // x_in (d, n) = G x for a learned G, or column by column s x/‖x‖ with QK normalisation, whose
+  // lengths ‖x‖ go to `lengths`; returns x_in.
+  const T* transform(const T* x, T* x_in, int n, T* lengths) const {
     const int d = shape_.key_size;
-    if (shape_.feature_input == FeatureInput::temperature)
+    if (shape_.qk_normalised()) {
+      for (int j = 0; j < n; ++j)
+        lengths[j] =
+            qk_normalise(x + std::size_t(j) * d, x_in + std::size_t(j) * d, d, param(qk_scale_)[0]);
+    } else if (shape_.feature_input == FeatureInput::temperature)
       MatrixMap<T>(x_in, d, n) = param(transform_)[0] * ConstMatrixMap<T>(x, d, n);
     else
       MatrixMap<T>(x_in, d, n).noalias() =
           ConstMatrixMap<T>(param(transform_), d, d) * ConstMatrixMap<T>(x, d, n);
     return x_in;
   }
-  // dx (d, n) = Gᵀ d(G x), from d(G x) (d, n).
-  void transform_backward(const T* dx_in, T* dx, int n) const {
+  // dx (d, n) = Gᵀ d(G x), from d(G x) (d, n); with QK normalisation dx from d(s x̂) column by
+  // column, returning Σ_j x̂_jᵀ d(s x̂_j), the columns' ∂ℓ/∂s (0 otherwise).
+  T transform_backward(const T* x, const T* lengths, const T* dx_in, T* dx, int n) const {
     const int d = shape_.key_size;
-    if (shape_.feature_input == FeatureInput::temperature)
+    T d_scale = T(0);
+    if (shape_.qk_normalised()) {
+      for (int j = 0; j < n; ++j) {
+        const std::size_t at = std::size_t(j) * d;
+        d_scale +=
+            qk_normalise_backward(x + at, lengths[j], param(qk_scale_)[0], dx_in + at, dx + at, d);
+      }
+    } else if (shape_.feature_input == FeatureInput::temperature)
       MatrixMap<T>(dx, d, n) = param(transform_)[0] * ConstMatrixMap<T>(dx_in, d, n);
     else
       MatrixMap<T>(dx, d, n).noalias() =
           ConstMatrixMap<T>(param(transform_), d, d).transpose() * ConstMatrixMap<T>(dx_in, d, n);
+    return d_scale;
   }
 
   // w (S) = the unnormalised weights of example b, from its k (d, S) and q (d).
@@ -313,14 +364,18 @@ class RetrievalModel {
         s.array() = (s.array() - s.maxCoeff()).exp();
         break;
       }
-      case AttentionKind::linear: {  // w_j = φ(G k_j)ᵀ φ(G q)
+      case AttentionKind::linear: {  // w_j = φ(G k_j)ᵀ φ(G q), or φ(s k̂_j)ᵀ φ(s q̂)
         T* fk = phi_k_.data() + std::size_t(b) * D * S;
         T* fq = phi_q_.data() + std::size_t(b) * D;
-        const bool g = shape_.transformed_input();
-        const T* k_in =
-            g ? transform(k.data(), k_in_.data() + std::size_t(b) * d * S, S) : k.data();
-        const T* q_in = g ? transform(q.data(), q_in_.data() + std::size_t(b) * d, 1) : q.data();
-        const T tau = static_cast<T>(shape_.feature_map.bandwidth);
+        const bool g = shape_.separate_input();
+        const bool qk = shape_.qk_normalised();
+        const T* k_in = g ? transform(k.data(), k_in_.data() + std::size_t(b) * d * S, S,
+                                      qk ? k_length_.data() + std::size_t(b) * S : nullptr)
+                          : k.data();
+        const T* q_in = g ? transform(q.data(), q_in_.data() + std::size_t(b) * d, 1,
+                                      qk ? q_length_.data() + b : nullptr)
+                          : q.data();
+        const T tau = input_scale();
         feature_map_forward(shape_.feature_map, fk, ConstStridedMap<T>(k_in, d, S, {d}),
                             particles_.data(), D, tau, FeatureShift::shared);
         if (!key_norm_.empty())  // φ(k_j) / ‖φ(k_j)‖
@@ -367,13 +422,14 @@ class RetrievalModel {
         ConstVectorMap<T> dw(dw_data, S);
         VectorMap<T>(dfq, D).noalias() = ConstMatrixMap<T>(fk, D, S) * dw;
         MatrixMap<T>(dfk, D, S).noalias() = ConstVectorMap<T>(fq, D) * dw.transpose();
-        // With a learned G the map's gradient lands in d(G k), d(G q) first.
-        const bool g = shape_.transformed_input();
+        // With a learned G or QK normalisation the map's gradient lands in d(G k), d(G q) (or
+        // d(s k̂), d(s q̂)) first.
+        const bool g = shape_.separate_input();
         T* dk_in_data = g ? dk_in_.data() + std::size_t(b) * d * S : dk_data;
         T* dq_in_data = g ? dq_in_.data() + std::size_t(b) * d : dq.data();
         const T* k_in = g ? k_in_.data() + std::size_t(b) * d * S : k.data();
         const T* q_in = g ? q_in_.data() + std::size_t(b) * d : q.data();
-        const T tau = static_cast<T>(shape_.feature_map.bandwidth);
+        const T tau = input_scale();
         StridedMap<T> dk_in(dk_in_data, d, S, {d});
         dk_in.setZero();
         StridedMap<T> dq_in(dq_in_data, d, 1, {d});
@@ -391,9 +447,14 @@ class RetrievalModel {
         feature_map_backward(shape_.feature_map, dq_in, dfq, fq,
                              ConstStridedMap<T>(q_in, d, 1, {d}), particles_.data(), D, tau,
                              domega);
-        if (g) {  // G k = t k or M k:  dk = Gᵀ d(G k), and the same for q
-          transform_backward(dk_in_data, dk_data, S);
-          transform_backward(dq_in_data, dq.data(), 1);
+        if (g) {  // G k = t k or M k:  dk = Gᵀ d(G k), and the same for q; or y = s k̂
+          const bool qk = shape_.qk_normalised();
+          const T ds =
+              transform_backward(k.data(), qk ? k_length_.data() + std::size_t(b) * S : nullptr,
+                                 dk_in_data, dk_data, S) +
+              transform_backward(q.data(), qk ? q_length_.data() + b : nullptr, dq_in_data,
+                                 dq.data(), 1);
+          if (qk) d_scale_[b] = ds;
         }
         break;
       }
@@ -404,7 +465,8 @@ class RetrievalModel {
   // thread count):  dW_v[:, v_j] += dk_j,  dP[:, key_j] += dk_j,  db_k += Σ dk_j,
   // dW_q += dq E[query]ᵀ,  db_q += dq,  dE[query] += W_qᵀ dq;  then P = W_e Eᵀ:
   // dW_e += dP E,  dE += dPᵀ W_e.  A learned G: G k = t k gives dt += Σ d(G k) · k,
-  // G k = M k gives dM += d(G k) kᵀ (the same for q).
+  // G k = M k gives dM += d(G k) kᵀ (the same for q). QK normalisation: ds += the example's
+  // Σ_j k̂_jᵀ d(s k̂_j) + q̂ᵀ d(s q̂).
   void accumulate_parameter_gradients(const RetrievalBatch& batch) {
     const int d = shape_.key_size, e = shape_.embedding, S = shape_.pairs, V = shape_.values;
     MatrixMap<T> dP(d_projected_.data(), d, shape_.keys);
@@ -428,6 +490,7 @@ class RetrievalModel {
       dWq.noalias() += dq * E_t.col(query).transpose();
       dbq += dq;
       dE_t.col(query).noalias() += Wq.transpose() * dq;
+      if (shape_.qk_normalised()) grad(qk_scale_)[0] += d_scale_[b];
       if (shape_.transformed_input()) {
         ConstMatrixMap<T> k(k_.data() + std::size_t(b) * d * S, d, S);
         ConstVectorMap<T> q(q_.data() + std::size_t(b) * d, d);
@@ -448,12 +511,14 @@ class RetrievalModel {
 
   RetrievalShape shape_;
   int max_batch_, particle_rows_ = 0;
-  std::size_t size_ = 0, embedding_, w_value_, w_embed_, b_key_, w_query_, b_query_, transform_ = 0;
+  std::size_t size_ = 0, embedding_, w_value_, w_embed_, b_key_, w_query_, b_query_, transform_ = 0,
+              qk_scale_ = 0;
   std::vector<T> parameters_, gradients_, particles_, particle_gradients_;
   std::vector<T> projected_, d_projected_, k_, q_, phi_k_, phi_q_, weights_, den_, out_;
   std::vector<T> dw_, dk_, dq_, dphi_k_, dphi_q_;
   std::vector<T> key_norm_, raw_phi_k_;  // with normalised keys: ‖φ(k_j)‖ (B, S), φ (B, D, S)
-  std::vector<T> k_in_, q_in_, dk_in_, dq_in_;  // G k, G q and their gradients (learned G)
+  std::vector<T> k_in_, q_in_, dk_in_, dq_in_;  // G k, G q (or s k̂, s q̂) and their gradients
+  std::vector<T> k_length_, q_length_, d_scale_;  // QK normalisation: ‖k_j‖ (B, S), ‖q‖, ∂ℓ/∂s (B)
 };
 
 }  // namespace cpm

@@ -3,6 +3,8 @@
 // stacks under its own embedding and head (the classifier, the decoder):
 //   h = LN1(x)
 //   r = x + drop(Proj(Attention(h)))          attention over each sequence's length, or causal
+//                                             (with QK normalisation, φ reads s_h q/‖q‖ and
+//                                             s_h k/‖k‖ of each head h: key_normalisation.hpp)
 //   r = x + ShortConv_k(h) ⊙ (W_p h + b_p) + h  the BaseConv mixer of Zoology's MQAR anchor
 //                                               (transformer/short_convolution.hpp)
 //   y = r + drop(FC2(GELU(FC1(LN2(r)))))      y = r without an MLP (d_ff = 0)
@@ -11,6 +13,7 @@
 // The block owns no memory: its parameters are offsets into the model's flat vector, its
 // activations pointers into the model's one allocation, and its backward pass shares the model's
 // scratch with every other block. T is float for training and double for the gradient checks.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -59,7 +62,9 @@ class TransformerBlock {
         layer_(layer),
         causal_(causal),
         attention_(shape.attention_layer(layer)),
-        mlp_(shape.d_ff > 0) {}
+        mlp_(shape.d_ff > 0),
+        qk_(attention_ && shape.attention == AttentionKind::linear &&
+            shape.feature_map.qk_normalisation) {}
 
   // The parameter tensors layers.<l>.*, appended to the model's.
   void add_parameters(std::vector<ParameterTensor>& tensors) {
@@ -75,6 +80,8 @@ class TransformerBlock {
       w_.qkv_b = add("attention.qkv.bias", 1, R, false);
       w_.proj_w = add("attention.proj.weight", C, C, true);
       w_.proj_b = add("attention.proj.bias", 1, C, false);
+      // QK normalisation's scale s_h of each head (initialised to τ by the model).
+      if (qk_) w_.qk_scale = add("attention.qk_scale", 1, shape_.heads, false);
     } else {
       // Conv1d's weight (C, 1, k) without its middle axis; it decays as the other weights.
       w_.conv_w = add("conv.weight", C, shape_.conv_kernel, true);
@@ -107,6 +114,10 @@ class TransformerBlock {
     a_.ln1_rstd = take(N);
     if (attention_) {
       a_.qkv = take(R * N);
+      if (qk_) {
+        a_.qkv_in = take(R * N);
+        a_.qk_length = take(qk_blocks() * shape_.heads * N);
+      }
       a_.att = take(C * N);
       a_.att_proj = take(C * N);
     } else {
@@ -167,6 +178,7 @@ class TransformerBlock {
     layer_norm_forward(a.ln1, a.ln1_mean, a.ln1_rstd, a.input, w(w_.ln1_w), w(w_.ln1_b), N, C);
     if (attention_) {
       linear_forward(a.qkv, a.ln1, w(w_.qkv_w), w(w_.qkv_b), N, C, R, s.linear);  // (R, N)
+      if (qk_) normalise_queries_and_keys(w(w_.qk_scale), N);  // qkv_in = [s_h q̂; s_h k̂; v]
       attention_forward(particles, lengths, layout, s);
       // residual = input + dropout(att_proj), att_proj = W att + b
       if (dropout.p > 0.0) {
@@ -242,9 +254,11 @@ class TransformerBlock {
       // att_proj = W att + b
       linear_backward(s.d_b, g(w_.proj_w), g(w_.proj_b), d_att_proj, a.att, w(w_.proj_w), N, C, C,
                       s.linear);
-      // att = attention(qkv)
+      // att = attention(qkv), or attention(qkv_in) with QK normalisation
       parallel_zero(s.d_qkv, static_cast<std::ptrdiff_t>(N) * R);
       attention_backward(particles, particle_gradients, lengths, layout, s);
+      // qkv_in = [s_h q̂; s_h k̂; v]: d qkv from d qkv_in in place, and ds_h
+      if (qk_) normalise_queries_and_keys_backward(g(w_.qk_scale), w(w_.qk_scale), s.d_qkv, N);
       // qkv = W ln1 + b
       linear_backward(s.d_a, g(w_.qkv_w), g(w_.qkv_b), s.d_qkv, a.ln1, w(w_.qkv_w), N, C, R,
                       s.linear);
@@ -271,27 +285,69 @@ class TransformerBlock {
 
   const T* input() const { return a_.input; }
   T* output() const { return a_.output; }
-  // The fused q | k | v projections of the last forward; null for a BaseConv block.
-  const T* qkv() const { return a_.qkv; }
+  // The fused q | k | v the attention read in the last forward: the projections, or with QK
+  // normalisation s_h q/‖q‖ | s_h k/‖k‖ | v; null for a BaseConv block.
+  const T* qkv() const { return qk_ ? a_.qkv_in : a_.qkv; }
   bool attention() const { return attention_; }
 
  private:
   // An attention block has qkv and proj, a BaseConv block conv and conv_proj.
   struct Parameters {
-    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, conv_w, conv_b, conv_proj_w,
+    std::size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, qk_scale, conv_w, conv_b, conv_proj_w,
         conv_proj_b, ln2_w, ln2_b, fc_w, fc_b, fc_proj_w, fc_proj_b;
   };
   // Attention: residual = input + dropout(att_proj). BaseConv: residual = input + conv ⊙ conv_proj
   // + ln1 (conv = ShortConv(ln1), conv_proj = W_p ln1 + b_p). output = residual + dropout(fc_proj)
   // (residual itself without an MLP). Masks hold the dropout multipliers; the pointers of the
-  // other mixer are null.
+  // other mixer are null. With QK normalisation qkv_in (R, N) holds what the attention reads and
+  // qk_length the lengths ‖q‖ (and ‖k‖), (blocks, heads, N).
   struct Activations {
-    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *att_proj, *att_mask, *conv, *conv_proj,
-        *residual, *ln2, *ln2_mean, *ln2_rstd, *fc, *fc_gelu, *fc_proj, *fc_mask, *output, *lse;
+    T *input, *ln1, *ln1_mean, *ln1_rstd, *qkv, *qkv_in, *qk_length, *att, *att_proj, *att_mask,
+        *conv, *conv_proj, *residual, *ln2, *ln2_mean, *ln2_rstd, *fc, *fc_gelu, *fc_proj, *fc_mask,
+        *output, *lse;
     LinearAttentionCache<T> cache;
   };
 
   int qkv_rows() const { return (shape_.qk_tied ? 2 : 3) * shape_.d_model; }
+  // The normalised blocks of qkv: q and k, or q alone with tied W_Q = W_K (keys read q's rows).
+  int qk_blocks() const { return shape_.qk_tied ? 1 : 2; }
+  // What the attention reads: qkv, or qkv_in with QK normalisation.
+  const T* attention_input() const { return qk_ ? a_.qkv_in : a_.qkv; }
+
+  // qkv_in = [s_h q/‖q‖; s_h k/‖k‖; v] token by token and head by head (scale: s_h of each head).
+  void normalise_queries_and_keys(const T* scale, int N) {
+    const int R = qkv_rows(), C = shape_.d_model, hs = shape_.head_size(), H = shape_.heads;
+    const int blocks = qk_blocks();
+#pragma omp parallel for schedule(static) if (N >= 256)
+    for (int n = 0; n < N; ++n) {
+      const T* x = a_.qkv + static_cast<std::ptrdiff_t>(n) * R;
+      T* y = a_.qkv_in + static_cast<std::ptrdiff_t>(n) * R;
+      for (int b = 0; b < blocks; ++b)
+        for (int h = 0; h < H; ++h) {
+          const int at = b * C + h * hs;
+          a_.qk_length[(static_cast<std::ptrdiff_t>(b) * H + h) * N + n] =
+              qk_normalise(x + at, y + at, hs, scale[h]);
+        }
+      std::copy(x + blocks * C, x + R, y + blocks * C);  // v
+    }
+  }
+  // d qkv from d qkv_in in place (v's rows pass unchanged); d_scale[h] += Σ_n q̂ᵀ d(s_h q̂) (and the
+  // keys'), summed token by token in order so that it does not depend on the threads.
+  void normalise_queries_and_keys_backward(T* d_scale, const T* scale, T* d_qkv, int N) const {
+    const int R = qkv_rows(), C = shape_.d_model, hs = shape_.head_size(), H = shape_.heads;
+    for (int b = 0; b < qk_blocks(); ++b)
+      for (int h = 0; h < H; ++h) {
+        const int at = b * C + h * hs;
+        const T* length = a_.qk_length + (static_cast<std::ptrdiff_t>(b) * H + h) * N;
+        T sum = T(0);
+        for (int n = 0; n < N; ++n) {
+          T* dy = d_qkv + static_cast<std::ptrdiff_t>(n) * R + at;
+          sum += qk_normalise_backward(a_.qkv + static_cast<std::ptrdiff_t>(n) * R + at, length[n],
+                                       scale[h], dy, dy, hs);
+        }
+        d_scale[h] += sum;
+      }
+  }
 
   void attention_forward(const T* particles, const int* lengths, const AttentionLayout& layout,
                          const BlockScratch<T>& s) {
@@ -300,11 +356,11 @@ class TransformerBlock {
     const int m = shape_.features;
     if (shape_.attention == AttentionKind::linear) {
       if (causal_)
-        causal_linear_attention_forward(a.att, a.cache, a.qkv, particles, layout, spec, m,
-                                        s.attention, s.attention_double);
+        causal_linear_attention_forward(a.att, a.cache, attention_input(), particles, layout, spec,
+                                        m, s.attention, s.attention_double);
       else
-        linear_attention_forward(a.att, a.cache, a.qkv, particles, lengths, layout, spec, m,
-                                 s.attention, s.attention_double);
+        linear_attention_forward(a.att, a.cache, attention_input(), particles, lengths, layout,
+                                 spec, m, s.attention, s.attention_double);
     } else if (shape_.attention == AttentionKind::uniform) {
       if (causal_)
         causal_uniform_attention_forward(a.att, a.qkv, layout);
@@ -322,12 +378,13 @@ class TransformerBlock {
     const int m = shape_.features;
     if (shape_.attention == AttentionKind::linear) {
       if (causal_)
-        causal_linear_attention_backward(s.d_qkv, s.d_b, a.att, a.cache, a.qkv, particles, layout,
-                                         spec, m, s.attention, s.attention_double,
-                                         particle_gradients);
+        causal_linear_attention_backward(s.d_qkv, s.d_b, a.att, a.cache, attention_input(),
+                                         particles, layout, spec, m, s.attention,
+                                         s.attention_double, particle_gradients);
       else
-        linear_attention_backward(s.d_qkv, s.d_b, a.att, a.cache, a.qkv, particles, lengths, layout,
-                                  spec, m, s.attention, s.attention_double, particle_gradients);
+        linear_attention_backward(s.d_qkv, s.d_b, a.att, a.cache, attention_input(), particles,
+                                  lengths, layout, spec, m, s.attention, s.attention_double,
+                                  particle_gradients);
     } else if (shape_.attention == AttentionKind::uniform) {
       if (causal_)
         causal_uniform_attention_backward(s.d_qkv, s.d_b, layout);
@@ -341,7 +398,7 @@ class TransformerBlock {
 
   ModelShape shape_;
   int layer_;
-  bool causal_, attention_, mlp_;
+  bool causal_, attention_, mlp_, qk_;
   Parameters w_{};
   Activations a_{};
 };

@@ -76,6 +76,7 @@ void TransformerClassifier<T>::allocate_activations() {
 template <class T>
 void TransformerClassifier<T>::initialise_parameters(std::uint64_t seed) {
   initialise_gpt2_parameters(parameters_, tensors_, seed);
+  this->initialise_qk_scales();
 }
 
 template <class T>

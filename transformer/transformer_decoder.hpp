@@ -46,7 +46,8 @@ class TransformerDecoder : public TransformerStack<T> {
   // GPT-2 style initialisation: N(0, 0.02) matrices, zero biases, unit LayerNorm weights; the
   // short convolutions' weights and biases as PyTorch's Conv1d, U(±1/√k) (fan-in k per channel).
   // Parameter tensors of a BaseConv layer l: layers.l.conv.weight (C, k), layers.l.conv.bias,
-  // layers.l.conv.proj.weight (C, C), layers.l.conv.proj.bias, besides ln1 (and the MLP's).
+  // layers.l.conv.proj.weight (C, C), layers.l.conv.proj.bias, besides ln1 (and the MLP's). With
+  // QK normalisation layers.l.attention.qk_scale (1, heads) starts at τ.
   void initialise_parameters(std::uint64_t seed);
 
   // Runs the network; returns the mean cross-entropy over the scored positions (0 when there are

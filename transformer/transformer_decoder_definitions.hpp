@@ -85,6 +85,7 @@ void TransformerDecoder<T>::initialise_parameters(std::uint64_t seed) {
     for (std::size_t i = 0; i < p.size(); ++i)
       parameters_[p.offset + i] = static_cast<T>(bound * (2.0 * stream.uniform() - 1.0));
   }
+  this->initialise_qk_scales();
 }
 
 template <class T>

@@ -57,7 +57,8 @@ class TransformerStack {
   }
   // The fused q | k | v projections of layer `layer` in the last forward (attention_layout says
   // where each head's block sits); null for a BaseConv layer. Linear attention reads
-  // φ(scale · q), φ(scale · k) with the scale feature_input_scale() (d_head^{-1/4}).
+  // φ(scale · q), φ(scale · k) with the scale feature_input_scale() (τ d_head^{-1/4}); with QK
+  // normalisation these are s_h q/‖q‖ | s_h k/‖k‖ | v, and the scale 1.
   const T* qkv(int layer) const { return blocks_[layer].qkv(); }
   T feature_input_scale() const {
     return cpm::feature_input_scale<T>(shape_.feature_map, shape_.head_size());
@@ -92,6 +93,17 @@ class TransformerStack {
     particle_rows_ = cpm::particle_rows(shape_.feature_map, shape_.features, shape_.head_size());
     particles_.assign(static_cast<std::size_t>(shape_.layers) * shape_.heads * block(), T(0));
     particle_gradients_.assign(particles_.size(), T(0));
+  }
+
+  // QK normalisation's scales s_h (layers.<l>.attention.qk_scale) start at τ, the bandwidth: φ
+  // then reads τ q/‖q‖ at the first step (FeatureMapSpec::qk_normalisation).
+  void initialise_qk_scales() {
+    const std::string tail = ".attention.qk_scale";
+    for (const ParameterTensor& p : tensors_)
+      if (p.name.size() > tail.size() &&
+          p.name.compare(p.name.size() - tail.size(), tail.size(), tail) == 0)
+        std::fill_n(parameters_.begin() + p.offset, p.size(),
+                    static_cast<T>(shape_.feature_map.bandwidth));
   }
 
   T* param(std::size_t offset) { return parameters_.data() + offset; }

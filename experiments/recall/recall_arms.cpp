@@ -77,6 +77,7 @@ RetrievalArm::RetrievalArm(const RecallConfig& c, const RecallVariant& v, int fe
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
   s.feature_map.key_normalisation = key_normalisation_of(v.normalisation);
+  s.feature_map.qk_normalisation = v.normalisation == RecallNormalisation::qk;
   s.feature_map.bandwidth = setting.bandwidth;
   s.feature_input = v.feature_input;
   s.features = v.particles ? feature_dim : feature_dimension(v.map, 0, s.key_size);
@@ -109,7 +110,8 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
   const int n = std::min(p.examples, static_cast<int>(train_.query.size()));
   // The capacity target's key queries: as many pairs (n_k S²) as the matching part's (n S).
   const int n_k = setting_.target == AlignmentTarget::capacity ? (n + S - 1) / S : 0;
-  const double tau = setting_.bandwidth;  // φ reads τ q and τ k
+  // φ reads τ q and τ k, or s q̂ and s k̂ with QK normalisation (input_scale 1)
+  const double scale = model_->input_scale();
   AttentionTargets t;
   t.queries.resize(n + static_cast<Eigen::Index>(n_k) * S, d);
   t.keys.resize(static_cast<Eigen::Index>(n) * S, d);
@@ -120,9 +122,9 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
     model_->forward(gather(train_, rows.data(), count));
     for (int b = 0; b < count; ++b) {
       const Eigen::Index a = first + b;
-      t.queries.row(a) = tau * ConstVectorMap<float>(model_->query_vector(b), d).cast<double>();
+      t.queries.row(a) = scale * ConstVectorMap<float>(model_->query_input(b), d).cast<double>();
       t.keys.middleRows(a * S, S) =
-          tau * ConstMatrixMap<float>(model_->key_vectors(b), d, S).cast<double>().transpose();
+          scale * ConstMatrixMap<float>(model_->key_inputs(b), d, S).cast<double>().transpose();
       t.key_begin.push_back(a * S);
       t.key_end.push_back((a + 1) * S);
     }
@@ -132,8 +134,9 @@ std::vector<RecallHeadAlignment> RetrievalArm::phase_a(bool teacher) {
     t.key_begin.push_back(i - i % S);
     t.key_end.push_back(i - i % S + S);
   }
-  // The teacher's logits are k_jᵀq/√d = (τq)ᵀ(τk_j) / (τ²√d).
-  const double temperature = teacher ? 1.0 / (tau * tau * std::sqrt(static_cast<double>(d))) : 1.0;
+  // The teacher's logits are k_jᵀq/√d = (τq)ᵀ(τk_j) / (τ²√d) (no teacher with QK normalisation).
+  const double temperature =
+      teacher ? 1.0 / (scale * scale * std::sqrt(static_cast<double>(d))) : 1.0;
   set_retrieval_targets(t, setting_.target, train_, n, n_k, S, temperature);
   return {align_head_particles(model_->particles().data(), model_->particle_rows(), d, std::move(t),
                                p, seed_, 0, config_.source,
@@ -179,10 +182,18 @@ RecallScore RetrievalArm::evaluate(RecallSplit split, bool measure_capacity) {
         log_weights =
             r * (k.transpose() * ConstVectorMap<float>(model_->query_vector(b), d).cast<double>());
       }
-      const double q_norm = ConstVectorMap<float>(model_->query_vector(b), d).cast<double>().norm();
+      // φ reads τ q and τ k, or s q̂ and s k̂ with QK normalisation (scale 1)
+      const bool qk = model_->shape().qk_normalised();
+      const double q_norm =
+          ConstVectorMap<float>(qk ? model_->query_input(b) : model_->query_vector(b), d)
+              .cast<double>()
+              .norm();
       const double k_norm =
-          ConstMatrixMap<float>(model_->key_vectors(b), d, S).col(own).cast<double>().norm();
-      const double tau = setting_.bandwidth;  // φ reads τ q and τ k
+          ConstMatrixMap<float>(qk ? model_->key_inputs(b) : model_->key_vectors(b), d, S)
+              .col(own)
+              .cast<double>()
+              .norm();
+      const double tau = model_->input_scale();
       meter.add(log_gram, log_weights, own,
                 linear ? tau * tau * q_norm * k_norm
                        : q_norm * k_norm / std::sqrt(static_cast<double>(d)));
@@ -197,6 +208,8 @@ RecallScore RetrievalArm::evaluate(RecallSplit split, bool measure_capacity) {
 
 double RetrievalArm::effective_bandwidth(double particle_norm_ratio) const {
   const double tau = setting_.bandwidth;
+  // QK normalisation: φ reads s q̂, s started at τ
+  if (model_->shape().qk_normalised()) return std::abs(model_->qk_scale()) * particle_norm_ratio;
   const float* g = model_->feature_transform();
   switch (variant_.feature_input) {
     case FeatureInput::temperature:
@@ -245,6 +258,7 @@ MqarArm::MqarArm(const RecallConfig& c, const RecallVariant& v, int feature_dim,
   s.feature_map = v.map;
   s.feature_map.epsilon = c.model.feature_epsilon;
   s.feature_map.key_normalisation = key_normalisation_of(v.normalisation);
+  s.feature_map.qk_normalisation = v.normalisation == RecallNormalisation::qk;
   s.feature_map.bandwidth = setting.bandwidth;
   s.qk_tied = c.model.qk_tied;
   s.conv_kernel = c.model.short_convolution;
@@ -348,7 +362,19 @@ RecallScore MqarArm::evaluate(RecallSplit split, bool) {
 }
 
 double MqarArm::effective_bandwidth(double particle_norm_ratio) const {
-  return setting_.bandwidth * particle_norm_ratio;
+  const ModelShape& s = model_->shape();
+  if (!s.feature_map.qk_normalisation || s.attention != AttentionKind::linear)
+    return setting_.bandwidth * particle_norm_ratio;
+  double sum = 0.0;  // QK normalisation: the mean |s_h| over heads, started at τ
+  int count = 0;
+  for (int l = 0; l < s.layers; ++l) {
+    if (!s.attention_layer(l)) continue;
+    const ParameterTensor& t =
+        model_->tensor("layers." + std::to_string(l) + ".attention.qk_scale");
+    for (std::size_t i = 0; i < t.size(); ++i, ++count)
+      sum += std::abs(static_cast<double>(model_->parameters()[t.offset + i]));
+  }
+  return sum / count * particle_norm_ratio;
 }
 
 void MqarArm::redraw(std::int64_t draw) {

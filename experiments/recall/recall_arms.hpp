@@ -39,12 +39,14 @@ class RetrievalArm {
   RetrievalModel<float>& model() { return *model_; }
   std::size_t train_size() const { return train_.query.size(); }
   double train_step(const std::size_t* rows, int count, std::int64_t step);
-  // Phase A on the queries and keys of the first phase_a.examples training examples; `teacher`:
-  // the target is the softmax network's own weights softmax_j(k_jᵀq/√d_key).
+  // Phase A on the queries and keys of the first phase_a.examples training examples (as φ reads
+  // them: τ q, τ k, or s q̂, s k̂ with QK normalisation); `teacher`: the target is the softmax
+  // network's own weights softmax_j(k_jᵀq/√d_key).
   std::vector<RecallHeadAlignment> phase_a(bool teacher);
   RecallScore evaluate(RecallSplit split, bool measure_capacity = false);
   // τ times what training did to the scale of φ's input: the RMS length of the particles after
-  // Phase A over before (kernel arms), the learned temperature t, or √(tr(MᵀM)/d) of a metric.
+  // Phase A over before (kernel arms), the learned temperature t, or √(tr(MᵀM)/d) of a metric;
+  // with QK normalisation the learned |s| (started at τ) times the particles' ratio.
   double effective_bandwidth(double particle_norm_ratio) const;
 
  private:
@@ -76,6 +78,8 @@ class MqarArm {
   std::vector<RecallHeadAlignment> phase_a(bool teacher);
   // Accuracy over the query positions, loss the mean cross-entropy there.
   RecallScore evaluate(RecallSplit split, bool measure_capacity = false);
+  // τ times the particles' RMS length ratio of Phase A; with QK normalisation the mean learned
+  // |s_h| over the attention layers' heads (started at τ) times that ratio.
   double effective_bandwidth(double particle_norm_ratio) const;
 
  private:

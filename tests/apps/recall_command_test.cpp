@@ -180,6 +180,45 @@ TEST(RecallCommand, EveryArmWithFeaturesRunsEachNormalisationAndOlderStudiesRest
   EXPECT_EQ(kept, 4);  // softmax and uniform (none), vanilla-favor and dpfp1 (l2)
 }
 
+// QK normalisation end to end, on both tasks: the kernel arm's Phase A aligns the particles on
+// the normalised, scaled queries and keys (a KL that drops), every arm with a feature map runs
+// under "qk", and τ_eff reports the learned scale, which training moved from τ.
+TEST(RecallCommand, QkNormalisationRunsEveryMapAndPhaseAOnBothTasks) {
+  for (const char* data : {"dataset = \"associative_retrieval\"\npairs = [4]\n",
+                           "dataset = \"mqar\"\nlengths = [16]\npairs = [2]\nvocabulary = 64\n"}) {
+    const auto dir = fresh_directory("recall_qk");
+    std::string text =
+        tiny(data, "\"softmax\", \"vanilla-favor\", \"kernel-favor\", \"taylor\"", dir / "out");
+    text.replace(text.find("features = [8]"), 14,
+                 "features = [8]\nnormalise_keys = \"qk\"\nbandwidths = [0.5]");
+    text += "[phase_a]\nafter_steps = 20\nexamples = 16\n[phase_a.dynamics]\nmax_iterations = 5\n";
+    write_file(dir / "q.toml", text);
+    const auto r = run_cpm("recall " + (dir / "q.toml").string() + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.standard_error;
+    auto rows = table_rows(read_file(dir / "out" / "capacity.csv"));
+    const auto column = [&](const std::string& name) {
+      return std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin();
+    };
+    ASSERT_EQ(rows.size(), 5u) << data;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      const std::string arm = rows[i][column("variant")];
+      EXPECT_EQ(rows[i][column("normalisation")], arm == "softmax" ? "none" : "qk") << arm;
+      if (arm == "softmax") continue;
+      EXPECT_GT(std::stod(rows[i][column("accuracy")]), 0.0) << arm;
+      if (arm == "kernel-favor") {
+        EXPECT_LT(std::stod(rows[i][column("phase_a_kl_after")]),
+                  std::stod(rows[i][column("phase_a_kl_before")]))
+            << data;
+      }
+      if (arm == "vanilla-favor") {  // the learned s, started at τ = 0.5
+        EXPECT_NE(std::stod(rows[i][column("effective_bandwidth")]), 0.5) << data;
+      }
+    }
+    EXPECT_NE(read_file(dir / "out" / "summary.md").find("kernel-favor [qk] (D=8)"),
+              std::string::npos);
+  }
+}
+
 TEST(RecallCommand, MqarTrainsTheCausalDecoder) {
   const auto dir = fresh_directory("recall_mqar");
   write_file(dir / "m.toml",

@@ -191,6 +191,36 @@ TEST(RecallConfig, NormaliseKeysIsAListOfNormalisationsOrOneName) {
             std::string::npos);
 }
 
+// "qk" (QK normalisation) is a normalisation of the list, or the one name; an arm that learns its
+// input's scale itself (temperature-, metric-favor) or starts from the softmax teacher cannot take
+// it: one line naming model.normalise_keys.
+TEST(RecallConfig, QkNormalisationIsRefusedWhereTheArmCannotTakeIt) {
+  const std::string retrieval = "[data]\ndataset = \"associative_retrieval\"\n";
+  const RecallConfig c = parse_recall_config(
+      retrieval +
+          "[model]\nnormalise_keys = [\"l2\", \"qk\"]\n[experiment]\nvariants = [\"softmax\", "
+          "\"kernel-favor\", \"taylor\"]\n",
+      "x.toml");
+  EXPECT_EQ(c.model.normalisations.back(), RecallNormalisation::qk);
+  EXPECT_EQ(key_normalisation_of(RecallNormalisation::qk), KeyNormalisation::none);
+  EXPECT_EQ(parse_recall_config(retrieval + "[model]\nnormalise_keys = \"qk\"\n", "x.toml")
+                .model.normalisations,
+            std::vector<RecallNormalisation>{RecallNormalisation::qk});
+  for (const std::string arm : {"temperature-favor", "metric-favor", "vanilla-favor@softmax"}) {
+    const std::string error = error_of(
+        retrieval + "[model]\nnormalise_keys = [\"none\", \"qk\"]\n[experiment]\nvariants = [\"" +
+        arm + "\"]\n");
+    EXPECT_EQ(error.rfind("test.toml: model.normalise_keys: \"qk\"", 0), 0u)
+        << arm << ": " << error;
+    EXPECT_NE(error.find(arm), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  EXPECT_EQ(
+      error_of(retrieval + "[model]\nnormalise_keys = [\"none\", \"l2\"]\n[experiment]\nvariants = "
+                           "[\"temperature-favor\"]\n"),
+      "");
+}
+
 TEST(RecallConfig, PhaseAAndTheRateDropHaveDefaultsAndOneLineErrors) {
   const std::string retrieval = "[data]\ndataset = \"associative_retrieval\"\n";
   const RecallConfig c = parse_recall_config(retrieval + "[training]\nsteps = 1000\n", "x.toml");

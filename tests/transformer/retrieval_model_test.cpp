@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #include "core/feature_initialisation.hpp"
 #include "tests/transformer/finite_difference.hpp"
@@ -180,6 +181,83 @@ TEST(RetrievalParticleGradient, MatchesFiniteDifferencesForTheProjectedMaps) {
     testing::expect_gradient(
         model.parameters(), analytic, [&] { return model.forward(batch); }, "dθ " + what, 1e-7);
   }
+}
+
+// QK normalisation: φ reads s q/‖q‖ and s k_j/‖k_j‖, s one learned scale. The loss against every
+// parameter — the query projection W_q, b_q and s among them — and, for the trainable maps, the
+// particles, against central finite differences in double, s away from τ so that its start does
+// not matter.
+TEST(RetrievalQkNormalisation, GradientOfTheQueryProjectionAndTheScaleMatchesFiniteDifferences) {
+  for (const auto& [map, tau] :
+       {std::pair{FeatureMapKind::favor, 0.6}, std::pair{FeatureMapKind::porf_softplus, 1.3},
+        std::pair{FeatureMapKind::hedgehog, 0.8}}) {
+    RetrievalShape shape = tiny_shape(AttentionKind::linear, map, 8);
+    shape.feature_map.bandwidth = tau;
+    shape.feature_map.qk_normalisation = true;
+    RetrievalModel<double> model(shape, 2);
+    model.initialise_parameters(3);
+    ASSERT_EQ(model.qk_scale(), tau);
+    model.parameters()[model.qk_scale_offset()] = 1.7;
+    fill_particles(model, 4);
+    const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
+    model.zero_gradients();
+    model.forward(batch);
+    model.backward(batch, true);
+    const std::vector<double> analytic = model.gradients(), analytic_p = model.particle_gradients();
+    EXPECT_NE(analytic[model.qk_scale_offset()], 0.0);
+    const std::string what = "qk " + feature_map_name(map);
+    testing::expect_gradient(
+        model.parameters(), analytic, [&] { return model.forward(batch); }, "dθ " + what, 1e-7);
+    testing::expect_gradient(
+        model.particles(), analytic_p, [&] { return model.forward(batch); }, "dΩ " + what, 1e-7);
+  }
+}
+
+// With QK normalisation τ only starts s: φ applies no scale of its own, so two models that differ
+// in τ alone give the same loss once their s agree, and rescaling W_q and b_q (q's length) changes
+// nothing, since φ reads q/‖q‖.
+TEST(RetrievalQkNormalisation, TheBandwidthOnlyStartsTheScaleAndTheQueryLengthDropsOut) {
+  const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
+  auto model_at = [&](double tau) {
+    RetrievalShape shape = tiny_shape(AttentionKind::linear, FeatureMapKind::favor, 8);
+    shape.feature_map.bandwidth = tau;
+    shape.feature_map.qk_normalisation = true;
+    auto model = std::make_unique<RetrievalModel<double>>(shape, 2);
+    model->initialise_parameters(3);
+    fill_particles(*model, 4);
+    return model;
+  };
+  auto a = model_at(0.4), b = model_at(0.9);
+  EXPECT_NE(a->forward(batch), b->forward(batch));
+  b->parameters()[b->qk_scale_offset()] = 0.4;
+  const double reference = a->forward(batch);
+  EXPECT_NEAR(b->forward(batch), reference, 1e-14);
+  // W_q (d, e) and b_q (d) sit just before s (the model has no learned transform).
+  const std::size_t d = 6, e = 7, s = a->qk_scale_offset();
+  for (std::size_t i = s - d - d * e; i < s; ++i) a->parameters()[i] *= 3.0;
+  EXPECT_NEAR(a->forward(batch), reference, 1e-13);
+}
+
+// s starts at τ and is trained with the other parameters: a few Adam steps move it.
+TEST(RetrievalQkNormalisation, TheScaleStartsAtTheBandwidthAndMovesUnderTraining) {
+  RetrievalShape shape = tiny_shape(AttentionKind::linear, FeatureMapKind::favor, 16);
+  shape.feature_map.bandwidth = 0.5;
+  shape.feature_map.qk_normalisation = true;
+  RetrievalModel<float> model(shape, 2);
+  model.initialise_parameters(3);
+  fill_particles(model, 4);
+  EXPECT_EQ(model.qk_scale(), 0.5f);
+  AdamW<float> optimiser(model.weight_decay_mask(), {1e-2, 0.9, 0.999, 1e-8, 0.0});
+  const RetrievalBatch batch{kKeys, kValues, kQuery, kTarget, 2};
+  const double before = model.forward(batch);
+  for (int step = 0; step < 20; ++step) {
+    model.zero_gradients();
+    model.forward(batch);
+    model.backward(batch);
+    optimiser.step(model.parameters(), model.gradients(), 1e-2);
+  }
+  EXPECT_GT(std::abs(model.qk_scale() - 0.5f), 0.05f);  // 20 steps of at most ≈ 0.01 each
+  EXPECT_LT(model.forward(batch), before);
 }
 
 // Uniform weights read out 1/S at every stored value; the loss is then ½((1 − 1/S)² + (S−1)/S²)

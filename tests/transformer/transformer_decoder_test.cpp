@@ -279,6 +279,53 @@ TEST(DecoderParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
   }
 }
 
+// QK normalisation in the stacked decoder (MQAR's path): φ reads s_h q/‖q‖ and s_h k/‖k‖ of each
+// head, s_h = layers.<l>.attention.qk_scale (1, heads), started at τ. The whole model's gradient —
+// the fused q | k | v projection and every s_h among it — and the particles' against finite
+// differences, untied and tied (keys read q's rows), in the hybrid too; then one layer's s_h moved
+// from τ.
+TEST(DecoderQkNormalisation, GradientOfTheProjectionsScalesAndParticlesMatchesFiniteDifferences) {
+  struct QkCase {
+    FeatureMapKind map;
+    bool tied;
+    int conv_kernel;
+    const char* name;
+  };
+  for (const QkCase& c : {QkCase{FeatureMapKind::favor, false, 0, "favor"},
+                          QkCase{FeatureMapKind::porf_softplus, true, 0, "softplus_tied"},
+                          QkCase{FeatureMapKind::taylor, false, 3, "taylor_hybrid"}}) {
+    ModelShape s = tiny_shape(AttentionKind::linear, c.map, c.tied, 0);
+    s.features = 6;  // taylor: d′ = 2
+    s.feature_map.qk_normalisation = true;
+    s.feature_map.bandwidth = 0.7;
+    s.conv_kernel = c.conv_kernel;
+    TransformerDecoder<double> model(s, 2, 7);
+    model.initialise_parameters(5);
+    const int layer = c.conv_kernel > 0 ? 1 : 0;
+    const ParameterTensor& scale =
+        model.tensor("layers." + std::to_string(layer) + ".attention.qk_scale");
+    ASSERT_EQ(scale.size(), 2u);
+    EXPECT_FALSE(scale.decay);
+    for (std::size_t h = 0; h < 2; ++h) EXPECT_EQ(model.parameters()[scale.offset + h], 0.7);
+    EXPECT_EQ(model.feature_input_scale(), 1.0);  // τ enters once, as s_h's start
+    move_from_initial_values(model);
+    const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};
+    const int targets[14] = {-1, 4, -1, 6, 7, -1, 1, 3, -1, -1, 8, -1, -1, 2};
+    const DecoderBatch batch{tokens, targets, 2, 7};
+    model.zero_gradients();
+    model.forward(batch);
+    model.backward(batch, true);
+    const std::vector<double> analytic = model.gradients(), analytic_p = model.particle_gradients();
+    for (std::size_t h = 0; h < 2; ++h) EXPECT_NE(analytic[scale.offset + h], 0.0) << c.name;
+    testing::expect_gradient(
+        model.parameters(), analytic, [&] { return model.forward(batch); },
+        std::string("dθ qk ") + c.name, 1e-7);
+    testing::expect_gradient(
+        model.particles(), analytic_p, [&] { return model.forward(batch); },
+        std::string("dΩ qk ") + c.name, 1e-7);
+  }
+}
+
 // The logits at position t depend on tokens ≤ t only: changing the last tokens of a sequence
 // leaves every earlier scored position's logits unchanged (ε = 0, so favor's shared key shift
 // cancels exactly).
