@@ -24,17 +24,6 @@ std::vector<double> unit_masses(const Grid& grid, const std::vector<double>& den
   return m;
 }
 
-// ∫_0^L |x − g(u)|^p du for g linear from g0 to g1 over [0, L], p = 1 and 2.
-void add_linear_piece(double length, double a, double b, Wasserstein1D& sum) {
-  // a = x − g0, b = x − g1.
-  sum.w2 += length * (a * a + a * b + b * b) / 3.0;
-  if (a * b >= 0.0) {
-    sum.w1 += length * 0.5 * (std::abs(a) + std::abs(b));
-  } else {
-    sum.w1 += length * 0.5 * (a * a + b * b) / (std::abs(a) + std::abs(b));
-  }
-}
-
 // W2² between the equal-weight atoms `sorted_x` and the weighted atoms (position, weight) sorted
 // by position, in 1D: both quantile functions are step functions, summed on the common breakpoints.
 double w2_squared_atoms(const std::vector<double>& sorted_x,
@@ -67,6 +56,42 @@ double second_antiderivative(double t, double sigma) {
          sigma * sigma * std::exp(-t * t / (2.0 * sigma * sigma));
 }
 
+}  // namespace
+
+// ∫_0^L |x − g(u)|^p du for g linear from g0 to g1 over [0, L], p = 1 and 2.
+void add_linear_piece(double length, double a, double b, Wasserstein1D& sum) {
+  // a = x − g0, b = x − g1.
+  sum.w2 += length * (a * a + a * b + b * b) / 3.0;
+  if (a * b >= 0.0) {
+    sum.w1 += length * 0.5 * (std::abs(a) + std::abs(b));
+  } else {
+    sum.w1 += length * 0.5 * (a * a + b * b) / (std::abs(a) + std::abs(b));
+  }
+}
+
+Eigen::MatrixXd sub_cell_atoms(const Grid& grid, const std::vector<Eigen::Index>& cells, int q) {
+  const int d = grid.dim();
+  Eigen::Index per_cell = 1;
+  for (int a = 0; a < d; ++a) per_cell *= q;
+  Eigen::MatrixXd atoms(static_cast<Eigen::Index>(cells.size()) * per_cell, d);
+  for (std::size_t j = 0; j < cells.size(); ++j)
+    for (Eigen::Index s = 0; s < per_cell; ++s) {
+      const Eigen::Index row = static_cast<Eigen::Index>(j) * per_cell + s;
+      Eigen::Index rest = s;
+      for (int a = 0; a < d; ++a) {
+        const int i = static_cast<int>(rest % q);
+        rest /= q;
+        atoms(row, a) = grid.centre(cells[j], a) + ((i + 0.5) / q - 0.5) * grid.spacing(a);
+      }
+    }
+  return atoms;
+}
+
+double gaussian_cell_average(double x, double lo, double h, double sigma, double erf_scale) {
+  return sigma * std::sqrt(std::numbers::pi / 2.0) / h *
+         (std::erf((lo + h - x) * erf_scale) - std::erf((lo - x) * erf_scale));
+}
+
 // (1/h²) ∫∫ k(y − y') over y in cell i + Δ, y' in cell i: closed form for |Δ| ≤ 1; the
 // triangle-weighted form ∫_{−1}^{1} (1 − |t|) k((Δ + t) h) dt by 10-point Gauss–Legendre on
 // each half for |Δ| ≥ 2 (no cancellation when h ≪ σ).
@@ -86,7 +111,9 @@ double cell_pair_kernel(int delta, double h, double sigma) {
   return sum;
 }
 
-}  // namespace
+int gaussian_window(double h, double sigma) {
+  return static_cast<int>(std::ceil(9.0 * sigma / h)) + 1;
+}
 
 Wasserstein1D wasserstein_1d(const Eigen::VectorXd& samples, const Grid& grid,
                              const std::vector<double>& density) {
@@ -160,19 +187,12 @@ double sliced_wasserstein2(const Eigen::MatrixXd& x, const Grid& grid,
   std::vector<Eigen::Index> cells;
   for (Eigen::Index c = 0; c < grid.size(); ++c)
     if (m[c] > 0.0) cells.push_back(c);
-  Eigen::MatrixXd atoms(static_cast<Eigen::Index>(cells.size()) * per_cell, d);
+  const Eigen::MatrixXd atoms = sub_cell_atoms(grid, cells, q);
   std::vector<double> atom_weight(static_cast<std::size_t>(atoms.rows()));
   for (std::size_t j = 0; j < cells.size(); ++j)
-    for (Eigen::Index s = 0; s < per_cell; ++s) {
-      const Eigen::Index row = static_cast<Eigen::Index>(j) * per_cell + s;
-      Eigen::Index rest = s;
-      for (int a = 0; a < d; ++a) {
-        const int i = static_cast<int>(rest % q);
-        rest /= q;
-        atoms(row, a) = grid.centre(cells[j], a) + ((i + 0.5) / q - 0.5) * grid.spacing(a);
-      }
-      atom_weight[row] = m[cells[j]] / static_cast<double>(per_cell);
-    }
+    for (Eigen::Index s = 0; s < per_cell; ++s)
+      atom_weight[static_cast<Eigen::Index>(j) * per_cell + s] =
+          m[cells[j]] / static_cast<double>(per_cell);
 
   double total = 0.0;
   std::vector<double> px(static_cast<std::size_t>(x.rows()));
@@ -211,8 +231,7 @@ double mmd_gaussian(const Eigen::MatrixXd& x, const Grid& grid, const std::vecto
 
   // Particle–grid: the kernel averaged over a cell factorises into 1D erf differences.
   Eigen::VectorXi window(d);
-  for (int a = 0; a < d; ++a)
-    window[a] = static_cast<int>(std::ceil(9.0 * sigma / grid.spacing(a))) + 1;
+  for (int a = 0; a < d; ++a) window[a] = gaussian_window(grid.spacing(a), sigma);
   const double erf_scale = 1.0 / (sigma * std::numbers::sqrt2);
 #pragma omp parallel
   {
@@ -233,9 +252,7 @@ double mmd_gaussian(const Eigen::MatrixXd& x, const Grid& grid, const std::vecto
         factor[a].resize(std::max(count[a], 1));
         for (int i = 0; i < count[a]; ++i) {
           const double lo = lower + (first[a] + i) * h;
-          factor[a][i] =
-              sigma * std::sqrt(std::numbers::pi / 2.0) / h *
-              (std::erf((lo + h - x(k, a)) * erf_scale) - std::erf((lo - x(k, a)) * erf_scale));
+          factor[a][i] = gaussian_cell_average(x(k, a), lo, h, sigma, erf_scale);
         }
       }
       double s = 0.0;

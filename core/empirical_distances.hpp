@@ -42,4 +42,28 @@ double mmd_gaussian(const Eigen::MatrixXd& x, const Grid& grid, const std::vecto
 // grid and the cell averages.
 double histogram_l1(const Eigen::MatrixXd& x, const Grid& grid, const std::vector<double>& density);
 
+// The pieces of the sums above that the distances over MPI ranks (parallel/spread_distances.hpp)
+// evaluate the same way on their parts of the particles and the density.
+
+// Adds ∫_0^L |x − g(u)|^p du, p = 1 to sum.w1 and p = 2 to sum.w2, for g linear over [0, L] with
+// a = x − g(0), b = x − g(L): one piece of W1 and W2² on the common refinement of the quantiles.
+void add_linear_piece(double length, double a, double b, Wasserstein1D& sum);
+
+// The atoms that stand for `cells` (indices of `grid`) in the sliced W2: q^d points per cell at
+// the centres of its sub-cells, cell after cell, sub-cell s = Σ_a i_a q^a ((cells.size() q^d, d)).
+Eigen::MatrixXd sub_cell_atoms(const Grid& grid, const std::vector<Eigen::Index>& cells, int q);
+
+// The MMD's Gaussian kernel averaged over one axis of a cell [lo, lo + h), from a point x:
+//     (1/h) ∫_lo^{lo+h} e^{−(y − x)²/(2σ²)} dy = σ√(π/2)/h [erf((lo + h − x)s) − erf((lo − x)s)],
+// with s = 1/(σ√2) (erf_scale).
+double gaussian_cell_average(double x, double lo, double h, double sigma, double erf_scale);
+
+// The same kernel averaged over a pair of cells Δ apart along one axis of spacing h,
+// (1/h²) ∫∫ k(y − y') over y in cell i + Δ, y' in cell i.
+double cell_pair_kernel(int delta, double h, double sigma);
+
+// How many cells either side of a point's cell the MMD's kernel reaches along an axis of spacing h
+// (it is truncated at 9σ).
+int gaussian_window(double h, double sigma);
+
 }  // namespace cpm

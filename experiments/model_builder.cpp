@@ -58,7 +58,7 @@ std::unique_ptr<InteractionSum> make_interaction_sum(const InteractionConfig& in
 
 namespace {
 
-// What a system spread over ranks can run so far (docs/distributed.md §8).
+// What a system spread over ranks can run so far (docs/distributed.md §9).
 std::unique_ptr<InteractionSum> make_spread_interaction_sum(const ParticleSystemSpec& spec) {
   const std::string ranks = " on " + std::to_string(spec.ranks.size()) + " MPI ranks";
   if (spec.dynamics.integrator != Integrator::langevin)

@@ -164,6 +164,12 @@ class McKeanVlasovSolver {
 
   const Grid& grid() const { return grid_; }
   const Grid& whole_grid() const { return whole_; }
+  // This rank's own planes of the whole grid along its last axis, [first_plane(), first_plane() +
+  // plane_count()) (every plane on one process), and their cells' density (density() without the
+  // halo planes).
+  long first_plane() const { return (part_offset_ + own_first_) / own_plane_size(); }
+  long plane_count() const { return (own_last_ - own_first_) / own_plane_size(); }
+  const double* own_density() const { return density_.data() + own_first_; }
   // The whole grid's density (W∗ρ) on the first rank (collective; the density itself on one
   // process), and nothing elsewhere.
   void gather_density(State& whole) const;
@@ -184,6 +190,7 @@ class McKeanVlasovSolver {
   double divergence(const State& density, State& derivative) const;
 
   void gather_part(const State& part, State& whole) const;
+  Eigen::Index own_plane_size() const { return whole_.stride(whole_.dim() - 1); }
   double max_density() const;
 
   Grid whole_, grid_;  // the whole grid and this rank's part (the same on one process)

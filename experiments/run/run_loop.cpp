@@ -98,7 +98,9 @@ void run_loop(const RunConfig& config, const CommandOptions& options, RunSystem&
     });
     const std::vector<double> row = run.measure();
     run.forces().compute(run.particles().positions, drift, nullptr);
-    // The frame holds every particle in id order: gathered on the first rank when spread.
+    // The frame holds every particle in id order and the whole grid's fields: gathered on the
+    // first rank when spread.
+    run.gather_fields();
     const Eigen::MatrixXd* positions = &run.particles().positions;
     const Eigen::MatrixXd* frame_drift = &drift;
     if (ranks.spread()) {

@@ -50,6 +50,9 @@ class RunSystem {
   virtual const Grid* field_grid() const { return nullptr; }
   virtual const std::vector<double>* density() const { return nullptr; }
   virtual const std::vector<double>* potential() const { return nullptr; }
+  // Before each frame, on every rank: a run spread over ranks gathers the fields above on the
+  // first rank (collective).
+  virtual void gather_fields() {}
   // Lines run_info.txt adds for this kind of run ("key = value\n" each).
   virtual std::string info() const { return ""; }
   // The figures of the finished run, drawn from its table in `directory`.

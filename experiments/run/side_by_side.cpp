@@ -17,6 +17,7 @@
 #include "experiments/run/run_restart.hpp"
 #include "io/input_error.hpp"
 #include "io/number_format.hpp"
+#include "parallel/ensemble_reductions.hpp"
 #include "solvers/grid_density.hpp"
 #include "viz/plot.hpp"
 
@@ -49,38 +50,6 @@ void check_grid_inputs(const RunConfig& config, const Grid& grid, McKeanVlasovSo
   }
 }
 
-// The marginal along axis 0 of the particles (a histogram on bins of whole cells, about √N of
-// them so that a bin holds tens of particles) and of the grid density (per cell), both as
-// densities in x_0.
-SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x, const Grid& grid,
-                                        const std::vector<double>& rho) {
-  SideBySideRun::Profile p;
-  p.time = time;
-  const int cells = grid.cells(0);
-  const double h = grid.spacing(0), lower = grid.lower()[0];
-  const double other_volume = grid.cell_volume() / h;
-  p.cell_centres.resize(cells);
-  p.density.assign(cells, 0.0);
-  for (int i = 0; i < cells; ++i) p.cell_centres[i] = lower + (i + 0.5) * h;
-  for (Eigen::Index c = 0; c < grid.size(); ++c) p.density[c % cells] += rho[c] * other_volume;
-
-  const double n = static_cast<double>(x.rows());
-  const int wanted = std::clamp(static_cast<int>(std::lround(std::sqrt(n))), 8, 200);
-  const int per_bin = std::max(1, (cells + wanted - 1) / wanted);
-  const int bins = (cells + per_bin - 1) / per_bin;
-  std::vector<double> counts(bins, 0.0);
-  for (Eigen::Index k = 0; k < x.rows(); ++k) {
-    const double cell = std::floor((x(k, 0) - lower) / h);
-    if (cell >= 0 && cell < cells) counts[static_cast<int>(cell) / per_bin] += 1.0;
-  }
-  for (int b = 0; b < bins; ++b) {
-    const int first = b * per_bin, width = std::min(per_bin, cells - first);
-    p.bin_centres.push_back(lower + (first + 0.5 * width) * h);
-    p.histogram.push_back(counts[b] / (n * width * h));
-  }
-  return p;
-}
-
 // Up to `count` indices spread over 0 … size − 1, first and last included.
 std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
   std::vector<std::size_t> out;
@@ -93,7 +62,84 @@ std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
   return out;
 }
 
+// The bins of the profile's histogram: `per_bin` whole cells of axis 0 each, about √N bins.
+struct ProfileBins {
+  int cells = 0, per_bin = 1, bins = 0;
+};
+ProfileBins profile_bins(const Grid& grid, double n) {
+  ProfileBins b;
+  b.cells = grid.cells(0);
+  const int wanted = std::clamp(static_cast<int>(std::lround(std::sqrt(n))), 8, 200);
+  b.per_bin = std::max(1, (b.cells + wanted - 1) / wanted);
+  b.bins = (b.cells + b.per_bin - 1) / b.per_bin;
+  return b;
+}
+
+// The counts of the particles `x` per bin.
+std::vector<double> bin_counts(const Eigen::MatrixXd& x, const Grid& grid, const ProfileBins& b) {
+  const double h = grid.spacing(0), lower = grid.lower()[0];
+  std::vector<double> counts(b.bins, 0.0);
+  for (Eigen::Index k = 0; k < x.rows(); ++k) {
+    const double cell = std::floor((x(k, 0) - lower) / h);
+    if (cell >= 0 && cell < b.cells) counts[static_cast<int>(cell) / b.per_bin] += 1.0;
+  }
+  return counts;
+}
+
+// The profile's cell centres and histogram (as a density) from the bins' counts of n particles.
+void fill_profile(SideBySideRun::Profile& p, const Grid& grid, const ProfileBins& b,
+                  const std::vector<double>& counts, double n) {
+  const double h = grid.spacing(0), lower = grid.lower()[0];
+  p.cell_centres.resize(b.cells);
+  for (int i = 0; i < b.cells; ++i) p.cell_centres[i] = lower + (i + 0.5) * h;
+  for (int bin = 0; bin < b.bins; ++bin) {
+    const int first = bin * b.per_bin, width = std::min(b.per_bin, b.cells - first);
+    p.bin_centres.push_back(lower + (first + 0.5 * width) * h);
+    p.histogram.push_back(counts[bin] / (n * width * h));
+  }
+}
+
 }  // namespace
+
+SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x, const Grid& grid,
+                                        const std::vector<double>& rho) {
+  SideBySideRun::Profile p;
+  p.time = time;
+  const int cells = grid.cells(0);
+  const double other_volume = grid.cell_volume() / grid.spacing(0);
+  p.density.assign(cells, 0.0);
+  for (Eigen::Index c = 0; c < grid.size(); ++c) p.density[c % cells] += rho[c] * other_volume;
+  const double n = static_cast<double>(x.rows());
+  const ProfileBins bins = profile_bins(grid, n);
+  fill_profile(p, grid, bins, bin_counts(x, grid, bins), n);
+  return p;
+}
+
+SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x,
+                                        const DensitySlab& slab, const RankGroup& ranks) {
+  const Grid& grid = slab.grid();
+  SideBySideRun::Profile p;
+  p.time = time;
+  const int cells = grid.cells(0);
+  const double other_volume = grid.cell_volume() / grid.spacing(0);
+  const Eigen::Index first = slab.first_cell();
+  if (grid.dim() == 1) {  // the slabs are the cells in order: ρ's own part of the profile
+    std::vector<double> own(static_cast<std::size_t>(slab.size()));
+    for (Eigen::Index c = 0; c < slab.size(); ++c) own[c] = slab.values()[c] * other_volume;
+    ranks.gather(own.data(), static_cast<int>(own.size()), p.density);
+  } else {
+    p.density.assign(cells, 0.0);
+    for (Eigen::Index c = 0; c < slab.size(); ++c)
+      p.density[(first + c) % cells] += slab.values()[c] * other_volume;
+    ranks.sum(p.density.data(), cells);
+  }
+  const double n = ranks.sum(static_cast<double>(x.rows()));
+  const ProfileBins bins = profile_bins(grid, n);
+  std::vector<double> counts = bin_counts(x, grid, bins);
+  ranks.sum(counts.data(), bins.bins);
+  fill_profile(p, grid, bins, counts, n);
+  return p;
+}
 
 SideBySideRun::SideBySideRun(const RunConfig& config, RankGroup ranks)
     : config_(config), ranks_(ranks) {
@@ -186,38 +232,59 @@ std::vector<double> SideBySideRun::measure() {
   const EnergyTerms e = system_.forces->energy(particles_.positions);
   const GridEnergy g = solver_->energy();
   const double mass = solver_->mass();
-  // The distances need every particle and the whole density: over several ranks the first rank
-  // gathers them (the particles in id order, so that it measures what one process measures) and
-  // the others return its row's shape.
-  if (ranks_.spread()) {
-    ranks_.gather_by_id(particles_.ids, particles_.positions, gathered_);
-    solver_->gather_density(gathered_density_);
-    solver_->gather_interaction_potential(gathered_potential_);
-    if (!ranks_.first()) return std::vector<double>(columns().size(), 0.0);
-  }
-  const Eigen::MatrixXd& x = ranks_.spread() ? gathered_ : particles_.positions;
-  const std::vector<double>& rho = ranks_.spread() ? gathered_density_ : solver_->density();
+  const Eigen::MatrixXd& x = particles_.positions;
   const int d = grid().dim();
   std::vector<double> row = {time(),        e.external, e.interaction,   e.total(), g.external,
                              g.interaction, g.entropy,  g.free_energy(), mass};
-  if (d == 1) {
-    const Wasserstein1D w = wasserstein_1d(x.col(0), grid(), rho);
-    row.insert(row.end(), {w.w1, w.w2});
+  Eigen::VectorXd particle_mean, grid_mean;
+  Eigen::MatrixXd particle_cov, grid_cov;
+  if (ranks_.spread()) {
+    // Each rank measures from its own particles and its own planes of ρ, and every rank receives
+    // the values of the whole system (parallel/spread_distances.hpp): nothing is gathered.
+    const DensitySlab slab(grid(), solver_->first_plane(), solver_->plane_count(),
+                           solver_->own_density());
+    if (d == 1) {
+      const Wasserstein1D w = wasserstein_1d(x.col(0), slab, ranks_);
+      row.insert(row.end(), {w.w1, w.w2, w.w2});  // the sliced W2 of a line is W2
+    } else {
+      row.push_back(sliced_wasserstein2(x, slab, directions_, ranks_));
+    }
+    row.push_back(mmd_gaussian(x, slab, bandwidth_, ranks_));
+    row.push_back(histogram_l1(x, slab, ranks_));
+    particle_mean = ensemble_mean(x, ranks_);
+    grid_mean = density_mean(slab, ranks_);
+    particle_cov = ensemble_covariance(x, particle_mean, ranks_);
+    grid_cov = density_covariance(slab, ranks_);
+    SideBySideRun::Profile profile = marginal_profile(time(), x, slab, ranks_);
+    if (ranks_.first()) profiles_.push_back(std::move(profile));
+  } else {
+    const std::vector<double>& rho = solver_->density();
+    if (d == 1) {
+      const Wasserstein1D w = wasserstein_1d(x.col(0), grid(), rho);
+      row.insert(row.end(), {w.w1, w.w2});
+    }
+    row.push_back(sliced_wasserstein2(x, grid(), rho, directions_));
+    row.push_back(mmd_gaussian(x, grid(), rho, bandwidth_));
+    row.push_back(histogram_l1(x, grid(), rho));
+    particle_mean = ensemble_mean(x);
+    grid_mean = density_mean(grid(), rho);
+    particle_cov = ensemble_covariance(x);
+    grid_cov = density_covariance(grid(), rho);
+    profiles_.push_back(marginal_profile(time(), x, grid(), rho));
   }
-  row.push_back(sliced_wasserstein2(x, grid(), rho, directions_));
-  row.push_back(mmd_gaussian(x, grid(), rho, bandwidth_));
-  row.push_back(histogram_l1(x, grid(), rho));
-  const Eigen::VectorXd particle_mean = ensemble_mean(x), grid_mean = density_mean(grid(), rho);
-  const Eigen::MatrixXd particle_cov = ensemble_covariance(x),
-                        grid_cov = density_covariance(grid(), rho);
   for (int a = 0; a < d; ++a) row.push_back(particle_mean[a]);
   for (int a = 0; a < d; ++a) row.push_back(grid_mean[a]);
   for (const Eigen::MatrixXd* cov : {&particle_cov, &grid_cov})
     for (int a = 0; a < d; ++a)
       for (int b = a; b < d; ++b) row.push_back((*cov)(a, b));
   row.push_back(static_cast<double>(solver_->steps_taken()));
-  profiles_.push_back(marginal_profile(time(), x, grid(), rho));
   return row;
+}
+
+void SideBySideRun::gather_fields() {
+  if (!ranks_.spread()) return;
+  solver_->gather_density(gathered_density_);
+  solver_->gather_interaction_potential(gathered_potential_);
 }
 
 void SideBySideRun::draw_figures(const std::string& dir) const {

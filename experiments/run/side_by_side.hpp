@@ -5,8 +5,9 @@
 // 1D, sliced W2, Gaussian MMD, histogram L1, the means and covariances of both, the particles'
 // energy terms and the grid's free energy. Over several MPI ranks the particles are spread as in
 // a particle run (each rank its block of ids, the interaction sum distributed) and each rank
-// solves its slab of the grid (docs/distributed.md §7); the first rank gathers the particles and
-// the density to measure the distances and write the frames.
+// solves its slab of the grid (docs/distributed.md §7); the distances come from each rank's
+// particles and slab (parallel/spread_distances.hpp), and the first rank gathers the particles and
+// the fields only to write the frames.
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "experiments/model_builder.hpp"
 #include "experiments/run/run_loop.hpp"
 #include "io/h5md_reader.hpp"
+#include "parallel/spread_distances.hpp"
 #include "solvers/force_field.hpp"
 #include "solvers/mckean_vlasov.hpp"
 #include "solvers/particle_integrator.hpp"
@@ -44,8 +46,11 @@ class SideBySideRun final : public RunSystem {
   // The names of the values measure() returns, in order; "w1" and "w2" only when d = 1.
   std::vector<std::string> columns() const override;
   // Everything recorded at the current time (one row of the run's table; over several ranks
-  // collective, and the row is the first rank's).
+  // collective, every rank receiving the row).
   std::vector<double> measure() override;
+  // Over several ranks, the whole grid's density and W∗ρ on the first rank for the frame
+  // (collective).
+  void gather_fields() override;
   std::string headline() const override { return grid().dim() == 1 ? "w1" : "sliced_w2"; }
   std::string table_name() const override { return "side_by_side.csv"; }
 
@@ -57,8 +62,8 @@ class SideBySideRun final : public RunSystem {
   ForceField& forces() override { return *system_.forces; }
   const Grid& grid() const { return solver_->whole_grid(); }
   const Grid* field_grid() const override { return &solver_->whole_grid(); }
-  // The whole grid's fields (over several ranks: as gathered by the last measure(), on the first
-  // rank).
+  // The whole grid's fields (over several ranks: as gathered by the last gather_fields(), on the
+  // first rank).
   const std::vector<double>* density() const override {
     return ranks_.spread() ? &gathered_density_ : &solver_->density();
   }
@@ -67,7 +72,8 @@ class SideBySideRun final : public RunSystem {
   }
   double mmd_bandwidth() const { return bandwidth_; }
   // The particles' histogram over the grid density along axis 0 (d > 1: the marginals in x_0), at
-  // every output time measured so far: bin centres, histogram, cell centres and ρ's marginal.
+  // every output time measured so far (over several ranks, on the first rank): bin centres,
+  // histogram, cell centres and ρ's marginal.
   struct Profile {
     double time = 0.0;
     std::vector<double> bin_centres, histogram, cell_centres, density;
@@ -80,8 +86,7 @@ class SideBySideRun final : public RunSystem {
  private:
   RunConfig config_;
   RankGroup ranks_;
-  Eigen::MatrixXd gathered_;  // over several ranks: every particle, on the first rank
-  std::vector<double> gathered_density_, gathered_potential_;  // and the whole grid's fields
+  std::vector<double> gathered_density_, gathered_potential_;  // over ranks: the frame's fields
   ParticleSystem system_;
   std::unique_ptr<McKeanVlasovSolver> solver_;
   Particles particles_;
@@ -89,6 +94,16 @@ class SideBySideRun final : public RunSystem {
   double bandwidth_ = 0.0;
   std::vector<Profile> profiles_;
 };
+
+// The profile of `rho` on `grid` and the particles `x` at `time`: a histogram of x_0 on bins of
+// whole cells, about √N of them (8 to 200), and ρ's marginal in x_0 per cell, both as densities.
+SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x, const Grid& grid,
+                                        const std::vector<double>& rho);
+// The same from each rank's particles and slab of ρ (collective): the bins' counts and, in d > 1,
+// the marginal summed over the ranks; in 1D the marginal is ρ itself, each rank's cells gathered.
+// Complete on the first rank; elsewhere without the marginal in 1D.
+SideBySideRun::Profile marginal_profile(double time, const Eigen::MatrixXd& x,
+                                        const DensitySlab& slab, const RankGroup& ranks);
 
 // Runs the study into config.output.directory (or continues it from options.restart):
 // side_by_side.csv (one row per output time, the columns of SideBySideRun), run.h5 (H5MD),
