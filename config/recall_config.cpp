@@ -52,8 +52,10 @@ RecallVariant parse_base_variant(const std::string& name) {
     v.map.kind = FeatureMapKind::elu;
     return v;
   }
-  if (name == "hedgehog" || name == "taylor") {  // a linear map learned with the network
-    v.map.kind = name == "hedgehog" ? FeatureMapKind::hedgehog : FeatureMapKind::taylor;
+  if (name == "hedgehog" || name == "taylor" || name == "rebased") {  // learned with the network
+    v.map.kind = name == "hedgehog" ? FeatureMapKind::hedgehog
+                 : name == "taylor" ? FeatureMapKind::taylor
+                                    : FeatureMapKind::rebased;
     v.particles = v.trainable = true;
     return v;
   }
@@ -95,7 +97,7 @@ RecallVariant parse_base_variant(const std::string& name) {
   }
   throw std::invalid_argument(
       "unknown arm '" + name +
-      "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, taylor, projected-dpfp1, "
+      "' (softmax, uniform, elu, dpfp1, dpfp2, dpfp3, hedgehog, taylor, rebased, projected-dpfp1, "
       "projected-dpfp2, projected-dpfp3, or vanilla-<map>, redraw-<map>, "
       "trainable-<map> with <map> = favor, porf-softplus, softmaxfeat, or kernel-favor, "
       "temperature-favor, metric-favor; then optionally :<generator> and @softmax)");
@@ -110,6 +112,11 @@ int recall_feature_dim(const RecallVariant& variant, int budget, int head_size) 
     const int d = taylor_projection_size(budget);
     if (d < 1) throw std::invalid_argument("taylor needs D_φ ≥ 3 (d′ = 1)");
     return static_cast<int>(taylor_feature_dimension(d));
+  }
+  if (variant.map.kind == FeatureMapKind::rebased) {
+    const int d = rebased_projection_size(budget);
+    if (d < 1) throw std::invalid_argument("rebased needs D_φ ≥ 2 (d′ = 1)");
+    return static_cast<int>(rebased_feature_dimension(d));
   }
   if (variant.map.projected) {
     const int d = budget / (2 * variant.map.dpfp_nu);

@@ -37,16 +37,19 @@ KeyNormalisation key_normalisation_of(RecallNormalisation n);
 
 // An arm of the study: "softmax", "uniform", "elu", "dpfp1".."dpfp3", "hedgehog" (its linear map
 // trained with the network), "taylor" (Based's second-order Taylor map behind a learned
-// projection to d′, D_φ = 1 + d′ + d′(d′+1)/2 ≤ the configured D_φ), "projected-dpfp1".."3"
-// (dpfp of ν behind a learned projection to d′ = ⌊D_φ / 2ν⌋), or <how>-<map> with <map> ∈ favor,
-// porf-softplus, softmaxfeat and <how> ∈ vanilla (particles drawn once and kept), redraw (particles
-// drawn anew at every training step and every evaluation batch, the anchor's FAVOR+), trainable
-// (particles trained by back-propagation with the rest of the network), and kernel-favor (particles
-// drawn once, moved by Phase A after [phase_a] after_steps steps, then frozen). For associative
-// retrieval also temperature-favor and metric-favor: fixed particles behind a learned temperature
-// or a learned metric M (ω ~ N(0, MᵀM), transformer/retrieval_model.hpp). Two suffixes, in this
-// order: ":<generator>" draws the particles with another generator of
-// frequencies/feature_generator.hpp than [model] particle_init (e.g. "vanilla-favor:coulomb"), and
+// projection to d′, D_φ = 1 + d′ + d′(d′+1)/2 ≤ the configured D_φ), "rebased" (a ReBased-style
+// control: a learned projection to d′, LayerNorm with a learned affine γ, β, then the quadratic
+// map y ⊗ y with kernel ε + (yᵀy′)², D_φ = 1 + d′(d′+1)/2 ≤ the configured D_φ),
+// "projected-dpfp1".."3" (dpfp of ν behind a learned projection to d′ = ⌊D_φ / 2ν⌋), or <how>-<map>
+// with <map> ∈ favor, porf-softplus, softmaxfeat and <how> ∈ vanilla (particles drawn once and
+// kept), redraw (particles drawn anew at every training step and every evaluation batch, the
+// anchor's FAVOR+), trainable (particles trained by back-propagation with the rest of the network),
+// and kernel-favor (particles drawn once, moved by Phase A after [phase_a] after_steps steps, then
+// frozen). For associative retrieval also temperature-favor and metric-favor: fixed particles
+// behind a learned temperature or a learned metric M (ω ~ N(0, MᵀM),
+// transformer/retrieval_model.hpp). Two suffixes, in this order: ":<generator>" draws the particles
+// with another generator of frequencies/feature_generator.hpp than [model] particle_init (e.g.
+// "vanilla-favor:coulomb"), and
 // "@softmax" starts the arm from the trained softmax network of the same seed and size (a
 // teacher, as Hedgehog converts a trained softmax model): kernel arms then run Phase A on the
 // teacher's attention weights before the first step.
@@ -64,13 +67,13 @@ struct RecallVariant {
   // Set per arm by the study from [model] normalise_keys (parse_recall_variant gives none).
   RecallNormalisation normalisation = RecallNormalisation::none;
   // φ's input scale changes the map: every linear arm chooses its bandwidth but dpfp (homogeneous:
-  // the attention's normalisation removes a scale) and taylor and projected dpfp, whose learned
+  // the attention's normalisation removes a scale), taylor and projected dpfp, whose learned
   // projection starts with unit rows and absorbs a scale (measured: the same loss to three digits
-  // at four τ). hedgehog's learned layer starts with rows of length ≈ √d, whose softmax saturates
-  // at a large τ: it chooses τ too.
+  // at four τ), and rebased, whose LayerNorm removes it. hedgehog's learned layer starts with rows
+  // of length ≈ √d, whose softmax saturates at a large τ: it chooses τ too.
   bool scale_sensitive() const {
     return attention == AttentionKind::linear && map.kind != FeatureMapKind::dpfp &&
-           map.kind != FeatureMapKind::taylor;
+           map.kind != FeatureMapKind::taylor && map.kind != FeatureMapKind::rebased;
   }
 };
 // Throws std::invalid_argument listing the valid names.
@@ -189,8 +192,8 @@ struct RecallConfig {
 };
 
 // D_φ of an arm with the configured D_φ budget: the budget itself for particle maps, the largest
-// attainable D_φ within it for taylor and projected dpfp, the map's own D_φ for elu and dpfp, 0 for
-// softmax and uniform. Throws std::invalid_argument when nothing fits.
+// attainable D_φ within it for taylor, rebased and projected dpfp, the map's own D_φ for elu and
+// dpfp, 0 for softmax and uniform. Throws std::invalid_argument when nothing fits.
 int recall_feature_dim(const RecallVariant& variant, int budget, int head_size);
 
 // The normalisations an arm runs with: [model] normalise_keys for the linear arms, none alone for

@@ -54,8 +54,9 @@ namespace {
 
 // Every kind's name, in FeatureMapKind order.
 const std::vector<std::string>& all_feature_map_names() {
-  static const std::vector<std::string> names = {"rff", "favor", "porf-softplus", "softmaxfeat",
-                                                 "elu", "dpfp",  "hedgehog",      "taylor"};
+  static const std::vector<std::string> names = {"rff",         "favor",  "porf-softplus",
+                                                 "softmaxfeat", "elu",    "dpfp",
+                                                 "hedgehog",    "taylor", "rebased"};
   return names;
 }
 
@@ -63,7 +64,8 @@ const std::vector<std::string>& all_feature_map_names() {
 std::invalid_argument attention_only(FeatureMapKind kind) {
   const std::string only =
       "a linear-attention feature map only (transformer/attention_feature_maps.hpp)";
-  if (kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor)
+  if (kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor ||
+      kind == FeatureMapKind::rebased)
     return std::invalid_argument(feature_map_name(kind) + " is " + only +
                                  ": FeatureMap has no form of it");
   return std::invalid_argument(feature_map_name(kind) + " has no particles: it is " + only +
@@ -100,7 +102,8 @@ FeatureMapKind feature_map_kind(const std::string& name) {
 FeatureMap::FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases)
     : kind_(kind), phases_(std::move(phases)) {
   if (kind == FeatureMapKind::elu || kind == FeatureMapKind::dpfp ||
-      kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor)
+      kind == FeatureMapKind::hedgehog || kind == FeatureMapKind::taylor ||
+      kind == FeatureMapKind::rebased)
     throw attention_only(kind);
 }
 
@@ -217,6 +220,7 @@ void FeatureMap::forward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& partic
     case FeatureMapKind::dpfp:
     case FeatureMapKind::hedgehog:
     case FeatureMapKind::taylor:
+    case FeatureMapKind::rebased:
       throw attention_only(kind_);
   }
 }
@@ -270,6 +274,7 @@ void FeatureMap::backward(const Eigen::MatrixXd& x, const Eigen::MatrixXd& parti
       case FeatureMapKind::dpfp:
       case FeatureMapKind::hedgehog:
       case FeatureMapKind::taylor:
+      case FeatureMapKind::rebased:
         throw attention_only(kind_);
     }
   }

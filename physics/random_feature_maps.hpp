@@ -90,15 +90,25 @@ struct SoftmaxFeature {
                            Eigen::Index k) const;
 };
 
-// rff .. softmaxfeat are the maps φ(x; ω) of FeatureMap below; elu, dpfp, hedgehog and taylor
-// exist only as linear-attention features (transformer/attention_feature_maps.hpp): FeatureMap
-// refuses them.
-enum class FeatureMapKind { rff, favor, porf_softplus, softmaxfeat, elu, dpfp, hedgehog, taylor };
+// rff .. softmaxfeat are the maps φ(x; ω) of FeatureMap below; elu, dpfp, hedgehog, taylor and
+// rebased exist only as linear-attention features (transformer/attention_feature_maps.hpp):
+// FeatureMap refuses them.
+enum class FeatureMapKind {
+  rff,
+  favor,
+  porf_softplus,
+  softmaxfeat,
+  elu,
+  dpfp,
+  hedgehog,
+  taylor,
+  rebased
+};
 
 // The configuration names of FeatureMap's maps: "rff", "favor", "porf-softplus", "softmaxfeat".
 const std::vector<std::string>& feature_map_names();
 // The names of the maps linear attention accepts: "favor", "porf-softplus", "softmaxfeat", "elu",
-// "dpfp", "hedgehog", "taylor".
+// "dpfp", "hedgehog", "taylor", "rebased".
 const std::vector<std::string>& attention_feature_map_names();
 // Names of every kind, those of both lists above.
 std::string feature_map_name(FeatureMapKind kind);
@@ -112,7 +122,7 @@ FeatureMapKind feature_map_kind(const std::string& name);
 class FeatureMap {
  public:
   // phases: one per particle, used by rff only (may be empty for the other maps). Throws
-  // std::invalid_argument for elu, dpfp, hedgehog and taylor.
+  // std::invalid_argument for elu, dpfp, hedgehog, taylor and rebased.
   FeatureMap(FeatureMapKind kind, Eigen::VectorXd phases = {});
   // The phase-free cos/sin pairs.
   static FeatureMap rff_pairs();

@@ -24,6 +24,8 @@ int feature_rows(const FeatureMapSpec& spec, Eigen::Index particles, int head_si
       return 2 * spec.dpfp_nu * (spec.projected ? static_cast<int>(particles) : head_size);
     case FeatureMapKind::taylor:
       return static_cast<int>(taylor_feature_dimension(static_cast<int>(particles)));
+    case FeatureMapKind::rebased:  // the block: P, γ and β
+      return feature_dimension(spec, static_cast<int>(particles), head_size);
     default:
       return static_cast<int>(particles);
   }
@@ -111,7 +113,9 @@ void bind_feature_maps(py::module_& m) {
       "Linear attention's features of the rows of x (n, d_head): (n, D_phi), inputs scaled by\n"
       "bandwidth * d_head^(-1/4). 'favor' (max-shifted per row), 'porf-softplus', 'softmaxfeat'\n"
       "and 'hedgehog' read the particles omega (r, d_head); 'taylor' and the projected 'dpfp' a\n"
-      "projection (d', d_head); 'elu' and 'dpfp' none (transformer/attention_feature_maps.hpp).\n"
+      "projection (d', d_head), 'rebased' a projection with its LayerNorm's gamma and beta\n"
+      "(d' + 2 ceil(d'/d_head), d_head); 'elu' and 'dpfp' none\n"
+      "(transformer/attention_feature_maps.hpp).\n"
       "The attention kernel of queries q and keys k is phi(q) @ phi(k).T.");
 }
 

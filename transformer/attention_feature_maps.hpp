@@ -13,6 +13,7 @@
 //   dpfp         φ_{2d(i−1)+j}(x) = r_j r_{j−i} + ε,  i = 1..ν                    D_φ = 2ν d_head
 //   hedgehog     φ(x) = [softmax(Ωx); softmax(−Ωx)] + ε                           D_φ = 2r
 //   taylor       φ(x) = [1; u; (c_ij u_i u_j)_{i≤j}],  u = P x      D_φ = 1 + d′ + d′(d′+1)/2
+//   rebased      φ(x) = [√ε; (c_ij y_i y_j)_{i≤j}],  y = γ ⊙ LN(P x) + β      D_φ = 1 + d′(d′+1)/2
 //   projected dpfp   dpfp of ν on u = P x                                      D_φ = 2ν d′
 // elu + 1 is Katharopoulos et al. (2020). dpfp is the deterministic parameter-free projection of
 // Schlag, Irie & Schmidhuber (2021): r = [relu(x), relu(−x)] ∈ R^{2d}, indices mod 2d, block i is
@@ -32,10 +33,18 @@
 //   (Based also divides u by d′^{1/4}: here the head's scale s and the learned P take its place).
 //   φ is not positive (u_i u_j < 0 happens) but its kernel is, 1 + z + z²/2 ≥ 1/2 for every z,
 //   so every φ(q)·φ(k), and the attention's denominator, stays positive: no ε is added.
-//   dpfp with spec.projected is dpfp of ν on u in place of s·x: D_φ = 2ν d′, 1 ≤ ν < 2 d′; with
-//   P = I (d′ = d_head) it is the native dpfp. It needs d′ ≤ kMaxDpfpProjection (a per-column
-//   buffer on the stack; the maps allocate nothing, as they run inside training steps and
-//   OpenMP regions).
+//   rebased is a ReBased-style map (Aksenov et al. 2024): LayerNorm of u over its d′ entries,
+//   ŷ = (u − mean u)/√(var u + ε_LN) (ε_LN = kRebasedLayerNormEpsilon, as PyTorch's), with a
+//   learned affine y = γ ⊙ ŷ + β (γ = 1, β = 0 at the start, one pair shared by queries and keys,
+//   as the authors' feature map is one module applied to both), then the quadratic map: rows 1..
+//   hold y_i y_j with c_ii = 1 and c_ij = √2 (i < j), in taylor's order, so that φ(x)ᵀφ(x′) = ε +
+//   (yᵀy′)² exactly (the full x ⊗ x with its d′(d′−1)/2 repeats dropped); row 0 holds √ε, which
+//   keeps every φ(q)·Σφ(k) positive. The LayerNorm removes the scale of u, so s (and τ) matter only
+//   through ε_LN. Its particle block is P (d′ rows), then γ and then β, each in the first d′
+//   entries of ⌈d′/d_head⌉ rows (the rest zero): d′ + 2⌈d′/d_head⌉ rows. dpfp with spec.projected
+//   is dpfp of ν on u in place of s·x: D_φ = 2ν d′, 1 ≤ ν < 2 d′; with P = I (d′ = d_head) it is
+//   the native dpfp. It needs d′ ≤ kMaxDpfpProjection (a per-column buffer on the stack; the maps
+//   allocate nothing, as they run inside training steps and OpenMP regions).
 // The max-shift c of favor (per query, or one for all keys of a sequence) only rescales φ, which
 // the attention's normalisation removes; it is computed from the data and treated as a constant
 // in the backward pass. ε keeps every φ(q)·Σφ(k) away from zero (dpfp's products vanish wherever
@@ -81,11 +90,38 @@ struct FeatureMapSpec {
 // The largest projection d′ of the projected dpfp: its forward and backward keep a column of u on
 // the stack.
 inline constexpr int kMaxDpfpProjection = 256;
+// The same for rebased, whose forward and backward keep u and y on the stack.
+inline constexpr int kMaxRebasedProjection = 256;
+// rebased's LayerNorm: ŷ = (u − mean u)/√(var u + ε_LN).
+inline constexpr double kRebasedLayerNormEpsilon = 1e-5;
 
-// True for the maps that act on u = s·P x: taylor, and dpfp with spec.projected.
+// True for the maps that act on u = s·P x: taylor, rebased, and dpfp with spec.projected.
 inline bool is_projected(const FeatureMapSpec& spec) {
-  return spec.kind == FeatureMapKind::taylor ||
+  return spec.kind == FeatureMapKind::taylor || spec.kind == FeatureMapKind::rebased ||
          (spec.kind == FeatureMapKind::dpfp && spec.projected);
+}
+
+// D_φ = 1 + d′(d′+1)/2 of the rebased map with projection size d′ ≥ 0.
+inline long long rebased_feature_dimension(int projection) {
+  const long long d = projection;
+  return 1 + d * (d + 1) / 2;
+}
+
+// The largest d′ with 1 + d′(d′+1)/2 ≤ feature_dim (0 when feature_dim < 2).
+inline int rebased_projection_size(int feature_dim) {
+  int d = 0;
+  while (rebased_feature_dimension(d + 1) <= feature_dim) ++d;
+  return d;
+}
+
+// The rows of rebased's γ (and of its β): ⌈d′/d_head⌉, each row of d_head entries.
+inline int rebased_affine_rows(int projection, int head_size) {
+  return (projection + head_size - 1) / head_size;
+}
+
+// The rows of rebased's particle block for a projection of d′: d′ + 2⌈d′/d_head⌉.
+inline int rebased_block_rows(int projection, int head_size) {
+  return projection + 2 * rebased_affine_rows(projection, head_size);
 }
 
 // D_φ = 1 + d′ + d′(d′+1)/2 of the taylor map with projection size d′ ≥ 0 (as a long long: no
@@ -122,8 +158,9 @@ inline void check_dpfp_nu(const FeatureMapSpec& spec, int d) {
 
 // Refuses projected = true for the kinds without a projected form.
 inline void check_projected(const FeatureMapSpec& spec) {
-  if (spec.projected && spec.kind != FeatureMapKind::dpfp && spec.kind != FeatureMapKind::taylor)
-    refuse(spec, "has no projected form (projected is for dpfp; taylor always is)");
+  if (spec.projected && spec.kind != FeatureMapKind::dpfp && spec.kind != FeatureMapKind::taylor &&
+      spec.kind != FeatureMapKind::rebased)
+    refuse(spec, "has no projected form (projected is for dpfp; taylor and rebased always are)");
 }
 
 // The projection size d′ of the projected dpfp: 1 ≤ d′ ≤ kMaxDpfpProjection.
@@ -208,7 +245,8 @@ void softmax_backward_in_place(G&& g, const F& f, T eps) {
 }  // namespace feature_detail
 
 // D_φ, the rows of φ, for a head of head_size with `particles` particles, or for the projected
-// maps a projection of d′ = particles rows (elu and the native dpfp ignore them; particle_rows
+// maps a projection of d′ = particles rows, or for rebased a block of `particles` rows
+// (d′ + 2⌈d′/d_head⌉: the projection, γ and β) (elu and the native dpfp ignore them; particle_rows
 // checks the result). Throws std::invalid_argument for rff, an impossible ν, a projection
 // d′ < 1 (or above kMaxDpfpProjection for dpfp), and projected = true on a kind without it.
 inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head_size) {
@@ -239,6 +277,15 @@ inline int feature_dimension(const FeatureMapSpec& spec, int particles, int head
                                    std::to_string(particles));
       return static_cast<int>(dim);
     }
+    case FeatureMapKind::rebased:
+      for (int d = 1; rebased_block_rows(d, head_size) <= particles; ++d)
+        if (rebased_block_rows(d, head_size) == particles && d <= kMaxRebasedProjection)
+          return static_cast<int>(rebased_feature_dimension(d));
+      feature_detail::refuse(spec,
+                             "needs a block of d′ + 2⌈d′/d_head⌉ rows (the projection, γ and β) "
+                             "with 1 ≤ d′ ≤ " +
+                                 std::to_string(kMaxRebasedProjection) + ", not " +
+                                 std::to_string(particles) + " rows");
     case FeatureMapKind::rff:
       break;
   }
@@ -257,8 +304,9 @@ T feature_input_scale(const FeatureMapSpec& spec, int head_size) {
 // The rows of the particle block Ω behind feature_dim = D_φ rows of φ: D_φ for favor,
 // porf-softplus and softmaxfeat, D_φ/2 for hedgehog, 0 for elu and dpfp; for the projected maps
 // the rows d′ of P: D_φ/(2ν) for the projected dpfp, and for taylor the d′ with
-// D_φ = 1 + d′ + d′(d′+1)/2. Throws std::invalid_argument when the kind has no D_φ = feature_dim
-// for this head size (for taylor the message names the nearest attainable D_φ).
+// D_φ = 1 + d′ + d′(d′+1)/2; for rebased d′ + 2⌈d′/d_head⌉ (P, γ, β) with D_φ = 1 + d′(d′+1)/2.
+// Throws std::invalid_argument when the kind has no D_φ = feature_dim for this head size (for
+// taylor the message names the nearest attainable D_φ).
 inline int particle_rows(const FeatureMapSpec& spec, int feature_dim, int head_size) {
   feature_detail::check_projected(spec);
   auto refuse = [&](const std::string& what) {
@@ -308,6 +356,23 @@ inline int particle_rows(const FeatureMapSpec& spec, int feature_dim, int head_s
       feature_detail::refuse(spec, "has D_φ = 1 + d′ + d′(d′+1)/2 rows of φ (the nearest: " +
                                        nearest + "), not " + std::to_string(feature_dim));
     }
+    case FeatureMapKind::rebased: {
+      const int d = rebased_projection_size(feature_dim);
+      if (d > kMaxRebasedProjection)
+        feature_detail::refuse(spec, "needs a projection of d′ ≤ " +
+                                         std::to_string(kMaxRebasedProjection) + " rows, not " +
+                                         std::to_string(d));
+      if (d >= 1 && rebased_feature_dimension(d) == feature_dim)
+        return rebased_block_rows(d, head_size);
+      std::string nearest;
+      if (d >= 1)
+        nearest = std::to_string(rebased_feature_dimension(d)) + " for d′ = " + std::to_string(d) +
+                  " or ";
+      nearest +=
+          std::to_string(rebased_feature_dimension(d + 1)) + " for d′ = " + std::to_string(d + 1);
+      feature_detail::refuse(spec, "has D_φ = 1 + d′(d′+1)/2 rows of φ (the nearest: " + nearest +
+                                       "), not " + std::to_string(feature_dim));
+    }
     case FeatureMapKind::rff:
       break;
   }
@@ -317,10 +382,35 @@ inline int particle_rows(const FeatureMapSpec& spec, int feature_dim, int head_s
 // How the favor max-shift is chosen: per column (queries) or one shared over all columns (keys).
 enum class FeatureShift { per_column, shared };
 
-// The first row of φ that holds u = s Ωx: 1 for taylor (below its constant row), 0 otherwise.
+// The first row of φ that holds u = s Ωx: 1 for taylor and rebased (below their constant row), 0
+// otherwise.
 inline int projection_row(const FeatureMapSpec& spec) {
-  return spec.kind == FeatureMapKind::taylor ? 1 : 0;
+  return spec.kind == FeatureMapKind::taylor || spec.kind == FeatureMapKind::rebased ? 1 : 0;
 }
+
+// The rows of the block Ω that project x (u = s Ωx) for m = D_φ rows of φ and a block of `rows`:
+// d′ for rebased (its γ and β rows follow), the whole block otherwise.
+inline int projection_rows(const FeatureMapSpec& spec, int m, int rows) {
+  return spec.kind == FeatureMapKind::rebased ? rebased_projection_size(m) : rows;
+}
+
+namespace feature_detail {
+
+// rebased's LayerNorm of one column u (d entries): ŷ = (u − mean)/√(var + ε_LN) into y_hat;
+// returns 1/√(var + ε_LN).
+template <class T>
+T rebased_layer_norm(const T* u, int d, T* y_hat) {
+  double mean = 0.0, var = 0.0;
+  for (int a = 0; a < d; ++a) mean += u[a];
+  mean /= d;
+  for (int a = 0; a < d; ++a) var += (u[a] - mean) * (u[a] - mean);
+  var /= d;
+  const double r = 1.0 / std::sqrt(var + kRebasedLayerNormEpsilon);
+  for (int a = 0; a < d; ++a) y_hat[a] = static_cast<T>((u[a] - mean) * r);
+  return static_cast<T>(r);
+}
+
+}  // namespace feature_detail
 
 // y (rows, n) = s Ω x for Ω (rows, d) row-major: multiply's left operand must be column-major, so
 // pieces of s Ω of at most kProjectionPiece elements are copied so on the stack; the pieces along
@@ -384,8 +474,9 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
     return;
   }
   MatrixMap<T> u(phi, m, n);
-  if (rows > 0)  // s Ω x (rows, n)
-    project_features(phi + projection_row(spec), m, omega, rows, x, scale);
+  const int projected = projection_rows(spec, m, rows);
+  if (rows > 0)  // s Ω x (projected, n)
+    project_features(phi + projection_row(spec), m, omega, projected, x, scale);
   switch (spec.kind) {
     case FeatureMapKind::favor:  // a shift per column
       // In groups of columns, still in L1 from their subtraction: the shifts of a group first, so
@@ -438,6 +529,24 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
         u.col(j).array() += eps;
       }
       break;
+    case FeatureMapKind::rebased: {
+      // Rows 1..d′ hold u, which the products overwrite: y is kept on the stack.
+      const T* gamma = omega + static_cast<std::ptrdiff_t>(projected) * hs;
+      const T* beta = gamma + static_cast<std::ptrdiff_t>(rebased_affine_rows(projected, hs)) * hs;
+      const T root2 = std::numbers::sqrt2_v<T>, root_eps = static_cast<T>(std::sqrt(spec.epsilon));
+      T y[kMaxRebasedProjection];
+      for (int j = 0; j < n; ++j) {
+        auto col = u.col(j);
+        feature_detail::rebased_layer_norm(&col(1), projected, y);
+        for (int a = 0; a < projected; ++a) y[a] = gamma[a] * y[a] + beta[a];
+        col(0) = root_eps;
+        for (int i = 0, at = 1; i < projected; at += projected - i, ++i) {
+          col(at) = y[i] * y[i];
+          for (int k = i + 1; k < projected; ++k) col(at + k - i) = root2 * y[i] * y[k];
+        }
+      }
+      break;
+    }
     case FeatureMapKind::taylor: {
       // Rows 1..d′ hold u; the products (i, j ≥ i) follow from row 1 + d′ on, row i's run
       // u_i u_{i..d′−1} read from rows 1 + i.. before any of them is written.
@@ -466,8 +575,12 @@ void feature_map_forward(const FeatureMapSpec& spec, T* phi, const ConstStridedM
 //   taylor:      rows 1..d′ of φ are u itself, so G_k = dphi_{u_k} + Σ_{j≠k} dphi_{kj} u_j
 //                + √2 dphi_{kk} u_k over the products (i, j) = (k, j) or (j, k), i ≤ j
 //   projected dpfp: G = dy of the native dpfp below on y = u (recomputed per column from P and x)
-// The taylor G sits in rows 1..d′ of dphi (it only reads the rows after them), the projected
-// dpfp's in the top d′ rows.
+//   rebased:     u, ŷ and y recomputed per column from P and x; dy_i = 2 y_i dphi_ii
+//                + √2 Σ_{k≠i} dphi_ik y_k; dγ += dy ⊙ ŷ, dβ += dy (into the block's γ, β rows of
+//                domega); G = r (dŷ − mean dŷ − ŷ mean(dŷ ⊙ ŷ)) with dŷ = γ ⊙ dy, r = 1/√(var u +
+//                ε_LN)
+// The taylor and rebased G sit in rows 1..d′ of dphi (taylor's only reads the rows after them,
+// rebased's every row before it writes), the projected dpfp's in the top d′ rows.
 // elu and dpfp act on y = s x directly:
 //   elu:   ∂φ_a/∂x_a = s min(φ_a, 1)  (s for y_a > 0, s e^{y_a} = s φ_a otherwise)
 //   dpfp:  φ_{ia} = r_a r_{a−i}  ⇒  dr_a += dphi_{ia} r_{a−i},  dr_{a−i} += dphi_{ia} r_a,
@@ -477,8 +590,8 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
                           const ConstStridedMap<T>& x, const T* omega, int m, T scale,
                           T* domega = nullptr) {
   const int n = static_cast<int>(x.cols()), hs = static_cast<int>(x.rows());
-  const int rows = particle_rows(spec, m, hs);
-  ConstMatrixMap<T> omega_t(omega, hs, rows);
+  const int rows = particle_rows(spec, m, hs), projected = projection_rows(spec, m, rows);
+  ConstMatrixMap<T> omega_t(omega, hs, projected);
   MatrixMap<T> g(dphi, m, n);
   ConstMatrixMap<T> f(phi, m, n);
   const T eps = static_cast<T>(spec.epsilon);
@@ -533,6 +646,51 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
         plus -= minus;  // u enters the second softmax as −u
       }
       break;
+    case FeatureMapKind::rebased: {
+      const int affine = rebased_affine_rows(projected, hs);
+      const T* gamma = omega + static_cast<std::ptrdiff_t>(projected) * hs;
+      const T* beta = gamma + static_cast<std::ptrdiff_t>(affine) * hs;
+      T* dgamma = domega ? domega + static_cast<std::ptrdiff_t>(projected) * hs : nullptr;
+      T* dbeta = domega ? dgamma + static_cast<std::ptrdiff_t>(affine) * hs : nullptr;
+      const T root2 = std::numbers::sqrt2_v<T>;
+      T u_col[kMaxRebasedProjection], y_hat[kMaxRebasedProjection], y[kMaxRebasedProjection],
+          dy[kMaxRebasedProjection];
+      for (int j = 0; j < n; ++j) {
+        auto gj = g.col(j);
+        // u = s Ω x again, its LayerNorm and y = γ ⊙ ŷ + β
+        for (int a = 0; a < projected; ++a)
+          u_col[a] = scale * ordered_dot(omega_t.col(a), x.col(j));
+        const T r = feature_detail::rebased_layer_norm(u_col, projected, y_hat);
+        for (int a = 0; a < projected; ++a) y[a] = gamma[a] * y_hat[a] + beta[a];
+        // φ_ii = y_i², φ_ik = √2 y_i y_k:  dy_i += 2 y_i dφ_ii + √2 Σ_k dφ_ik y_k (both orders)
+        std::fill_n(dy, projected, T(0));
+        for (int i = 0, at = 1; i < projected; at += projected - i, ++i) {
+          dy[i] += T(2) * y[i] * gj(at);
+          for (int k = i + 1; k < projected; ++k) {
+            const T gik = root2 * gj(at + k - i);
+            dy[i] += gik * y[k];
+            dy[k] += gik * y[i];
+          }
+        }
+        // y = γ ⊙ ŷ + β:  dγ += dy ⊙ ŷ, dβ += dy, dŷ = dy ⊙ γ
+        // ŷ = (u − mean u) r:  du = r (dŷ − mean dŷ − ŷ mean(dŷ ⊙ ŷ))
+        double mean_d = 0.0, mean_dy = 0.0;
+        for (int a = 0; a < projected; ++a) {
+          if (dgamma) {
+            dgamma[a] += dy[a] * y_hat[a];
+            dbeta[a] += dy[a];
+          }
+          dy[a] *= gamma[a];
+          mean_d += dy[a];
+          mean_dy += dy[a] * y_hat[a];
+        }
+        mean_d /= projected;
+        mean_dy /= projected;
+        for (int a = 0; a < projected; ++a)  // G in rows 1..d′, read after the products
+          gj(1 + a) = static_cast<T>(r * (dy[a] - mean_d - y_hat[a] * mean_dy));
+      }
+      break;
+    }
     case FeatureMapKind::taylor: {
       const T root2 = std::numbers::sqrt2_v<T>;  // ∂(c_kk u_k²)/∂u_k = √2 u_k
       for (int j = 0; j < n; ++j) {
@@ -549,11 +707,11 @@ void feature_map_backward(const FeatureMapSpec& spec, StridedMap<T>& dx, T* dphi
     }
   }
   if (rows == 0) return;
-  auto gu = g.middleRows(projection_row(spec), rows);
+  auto gu = g.middleRows(projection_row(spec), projected);
   if (!scaled) gu *= scale;         // s G
-  multiply(dx, omega_t, gu, true);  // (d_head, rows)(rows, n)
-  if (domega)                       // (∂ℓ/∂Ω)ᵀ (d_head, rows)
-    multiply_transposed(MatrixMap<T>(domega, hs, rows), x, gu, true);
+  multiply(dx, omega_t, gu, true);  // (d_head, projected)(projected, n)
+  if (domega)                       // (∂ℓ/∂Ω)ᵀ (d_head, projected)
+    multiply_transposed(MatrixMap<T>(domega, hs, projected), x, gu, true);
 }
 
 }  // namespace cpm

@@ -13,17 +13,23 @@ namespace {
 // Particle blocks of `blocks` heads, (rows, d) row-major each, from the arm's generator; with
 // antithetic particles (only for the random-feature maps: hedgehog's φ holds ±Wx already, and a
 // projection's rows ±p would repeat features) the second half of each block is the negative of the
-// first. A projection (taylor, projected dpfp) starts with rows of unit length, so that u = s P x
-// is, at τ = 1, s times x's coordinates along random directions. `draw` keys the random stream: 0
-// for the particles drawn once, step + 1 for a redraw at a training step, and −(batch + 1) for an
-// evaluation batch (offsets far apart, so no two draws share a stream).
+// first. A projection (taylor, rebased, projected dpfp) starts with rows of unit length, so that
+// u = s P x is, at τ = 1, s times x's coordinates along random directions; rebased's γ and β rows
+// after its d′ projection rows start at γ = 1, β = 0 (transformer/attention_feature_maps.hpp).
+// `draw` keys the random stream: 0 for the particles drawn once, step + 1 for a redraw at a
+// training step, and −(batch + 1) for an evaluation batch (offsets far apart, so no two draws share
+// a stream).
 void draw_particles(float* particles, int blocks, int rows, int d, const RecallModelConfig& m,
                     const RecallVariant& variant, std::uint64_t seed, std::int64_t draw) {
   const bool projection = is_projected(variant.map);
   const bool antithetic =
       m.antithetic && variant.map.kind != FeatureMapKind::hedgehog && !projection;
   const std::string& law = variant.particle_init.empty() ? m.particle_init : variant.particle_init;
-  const int base = antithetic ? rows / 2 : rows;
+  // rebased: the d′ projection rows are drawn, γ and β set
+  int drawn = rows;
+  if (variant.map.kind == FeatureMapKind::rebased)
+    while (rebased_block_rows(drawn, d) > rows) --drawn;
+  const int base = antithetic ? drawn / 2 : drawn;
   for (int h = 0; h < blocks; ++h) {
     const std::uint64_t stream_offset =
         draw >= 0 ? static_cast<std::uint64_t>(draw)
@@ -37,6 +43,11 @@ void draw_particles(float* particles, int blocks, int rows, int d, const RecallM
         block[k * d + a] = static_cast<float>(w(k, a));
         if (antithetic) block[(k + base) * d + a] = -static_cast<float>(w(k, a));
       }
+    if (drawn < rows) {  // γ = 1 on the first d′ entries of its rows, the rest and β zero
+      float* affine = block + static_cast<std::size_t>(drawn) * d;
+      std::fill(affine, block + static_cast<std::size_t>(rows) * d, 0.0f);
+      std::fill_n(affine, drawn, 1.0f);
+    }
   }
 }
 

@@ -223,8 +223,8 @@ bool learned_particles(const std::string& variant) {
 
 // The arms a run is paired with at the same D_φ budget: for redraw- and trainable-<map> and
 // hedgehog their fixed-particle arm; for learned particles the fixed favor particles (with the
-// same @softmax start), every fixed map (dpfp, elu, taylor, favor from another generator) and
-// hedgehog.
+// same @softmax start), every fixed map (dpfp, elu, taylor, rebased, favor from another generator)
+// and hedgehog.
 bool is_baseline(const std::string& arm, const std::string& base) {
   if (arm == "hedgehog") return base == "vanilla-softmaxfeat";
   const std::string start =
@@ -234,7 +234,7 @@ bool is_baseline(const std::string& arm, const std::string& base) {
   if (base == "vanilla-favor" + start || base == "hedgehog") return true;
   return !learned_particles(base) && base.find('@') == std::string::npos &&
          (starts_with(base, "dpfp") || starts_with(base, "projected-dpfp") || base == "elu" ||
-          base == "taylor" || starts_with(base, "vanilla-favor:"));
+          base == "taylor" || base == "rebased" || starts_with(base, "vanilla-favor:"));
 }
 
 // Paired comparisons: per size, the accuracy difference with the paired t test over seeds and

@@ -60,9 +60,18 @@ TEST(RecallConfig, EveryArmParses) {
   EXPECT_TRUE(taylor.particles && taylor.trainable && taylor.map.kind == FeatureMapKind::taylor);
   const RecallVariant pdpfp = parse_recall_variant("projected-dpfp3");
   EXPECT_TRUE(pdpfp.map.projected && pdpfp.trainable && pdpfp.map.dpfp_nu == 3);
-  // D_φ within a budget: taylor 1 + d′ + d′(d′+1)/2 ≤ 128 at d′ = 14, projected dpfp 2ν⌊D/2ν⌋.
+  // D_φ within a budget: taylor 1 + d′ + d′(d′+1)/2 ≤ 128 at d′ = 14, rebased 1 + d′(d′+1)/2 at
+  // d′ = 15, projected dpfp 2ν⌊D/2ν⌋.
   EXPECT_EQ(recall_feature_dim(taylor, 128, 64), 120);
   EXPECT_EQ(recall_feature_dim(taylor, 256, 64), 253);
+  const RecallVariant rebased = parse_recall_variant("rebased");
+  EXPECT_TRUE(rebased.particles && rebased.trainable &&
+              rebased.map.kind == FeatureMapKind::rebased);
+  EXPECT_FALSE(rebased.scale_sensitive());  // its LayerNorm removes the input's scale
+  EXPECT_EQ(recall_feature_dim(rebased, 128, 64), 121);
+  EXPECT_EQ(recall_feature_dim(rebased, 256, 64), 254);
+  EXPECT_THROW(recall_feature_dim(rebased, 1, 64), std::invalid_argument);
+  EXPECT_THROW(parse_recall_variant("rebased:sobol"), std::invalid_argument);
   EXPECT_EQ(recall_feature_dim(pdpfp, 128, 64), 126);
   EXPECT_EQ(recall_feature_dim(parse_recall_variant("dpfp2"), 128, 64), 256);  // its own D_φ
   EXPECT_EQ(recall_feature_dim(parse_recall_variant("vanilla-favor"), 128, 64), 128);

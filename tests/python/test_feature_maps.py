@@ -40,6 +40,13 @@ def test_attention_maps_have_their_sizes_and_signs():
     assert cpm.attention_features("hedgehog", x, rng.normal(size=(6, 4))).shape == (5, 12)
     taylor = cpm.attention_features("taylor", x, rng.normal(size=(3, 4)))
     assert taylor.shape == (5, 1 + 3 + 6) and np.all(taylor[:, 0] == 1.0)
+    # rebased: P (3 rows), then gamma and beta in one row each; kernel eps + (y.y')^2
+    block = np.vstack([rng.normal(size=(3, 4)), [1, 1, 1, 0], [0, 0, 0, 0]])
+    rebased = cpm.attention_features("rebased", x, block)
+    u = (4 ** -0.25) * x @ block[:3].T
+    y = (u - u.mean(axis=1, keepdims=True)) / np.sqrt(u.var(axis=1, keepdims=True) + 1e-5)
+    assert rebased.shape == (5, 1 + 6)
+    assert np.allclose(rebased @ rebased.T, 1e-6 + (y @ y.T) ** 2)
     favor = cpm.attention_features("favor", x, rng.normal(size=(8, 4)))
     assert np.allclose(favor.max(axis=1), 1.0 + 1e-6)  # max-shifted per row, plus epsilon
 

@@ -1,8 +1,9 @@
-// The attention feature maps elu + 1, dpfp, hedgehog and the projected maps (taylor, projected
-// dpfp): values against per-point formulas, the x-backward against finite differences; the
-// particle (projection) gradient of every particle map against finite differences, alone and
+// The attention feature maps elu + 1, dpfp, hedgehog and the projected maps (taylor, rebased,
+// projected dpfp): values against per-point formulas, the x-backward against finite differences;
+// the particle (projection) gradient of every particle map against finite differences, alone and
 // through linear attention; linear attention with the new maps against the explicit normalised
-// kernel attention; taylor's kernel 1 + z + z²/2 and the projected dpfp with P = I against dpfp.
+// kernel attention; taylor's kernel 1 + z + z²/2, rebased's ε + (yᵀy′)², and the projected dpfp
+// with P = I against dpfp.
 //
 // GCC 12 with AVX-512 emits Eigen's double-precision packet exp (pexp_double) out of line in this
 // file and then reports the _mm512_undefined_pd() operands of its min/max intrinsics as
@@ -31,7 +32,8 @@ using testing::random_vector;
 using testing::weighted_sum;
 
 // φ(s x) of one point, written out from the definitions (no shifts; torch.roll for dpfp). The
-// projected maps read `particles` rows of omega as P.
+// projected maps read `particles` = d′ rows of omega as P; rebased then its γ and β, each in the
+// first d′ entries of ⌈d′/d_head⌉ rows.
 std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector<double>& x,
                                    const double* omega, int particles, double s) {
   const int d = static_cast<int>(x.size());
@@ -72,6 +74,22 @@ std::vector<double> point_features(const FeatureMapSpec& spec, const std::vector
         for (int j = i; j < particles; ++j)
           phi.push_back(i == j ? u(i) * u(i) / std::sqrt(2.0) : u(i) * u(j));
       break;
+    case FeatureMapKind::rebased: {  // [√ε; y_i y_j (i = j), √2 y_i y_j (i < j)], i outer
+      const int rows = (particles + d - 1) / d;
+      const double* gamma = omega + particles * d;
+      const double* beta = gamma + rows * d;
+      double mean = 0.0, var = 0.0;
+      for (int k = 0; k < particles; ++k) mean += u(k) / particles;
+      for (int k = 0; k < particles; ++k) var += (u(k) - mean) * (u(k) - mean) / particles;
+      std::vector<double> z(particles);
+      for (int k = 0; k < particles; ++k)
+        z[k] = gamma[k] * (u(k) - mean) / std::sqrt(var + 1e-5) + beta[k];
+      phi.push_back(std::sqrt(spec.epsilon));
+      for (int i = 0; i < particles; ++i)
+        for (int j = i; j < particles; ++j)
+          phi.push_back(i == j ? z[i] * z[i] : std::sqrt(2.0) * z[i] * z[j]);
+      break;
+    }
     case FeatureMapKind::hedgehog:
       for (double sign : {1.0, -1.0}) {
         double total = 0.0;
@@ -110,7 +128,11 @@ struct MapCase {
            (spec.kind == FeatureMapKind::dpfp ? std::to_string(spec.dpfp_nu) : "") +
            (is_projected(spec) ? " projected d'=" + std::to_string(particles) : "");
   }
-  int dimension(int hs) const { return feature_dimension(spec, particles, hs); }
+  int dimension(int hs) const {  // rebased's feature_dimension reads its block's rows
+    return feature_dimension(
+        spec, spec.kind == FeatureMapKind::rebased ? rebased_block_rows(particles, hs) : particles,
+        hs);
+  }
   int rows(int hs) const { return particle_rows(spec, dimension(hs), hs); }
 };
 
@@ -119,7 +141,8 @@ std::vector<MapCase> new_maps(double eps) {
           {{FeatureMapKind::dpfp, eps, 2}, 0},       {{FeatureMapKind::dpfp, eps, 3}, 0},
           {{FeatureMapKind::hedgehog, eps}, 3},      {{FeatureMapKind::taylor, eps}, 3},
           {{FeatureMapKind::taylor, eps}, 5},        {{FeatureMapKind::dpfp, eps, 1, true}, 3},
-          {{FeatureMapKind::dpfp, eps, 2, true}, 3}, {{FeatureMapKind::dpfp, eps, 3, true}, 5}};
+          {{FeatureMapKind::dpfp, eps, 2, true}, 3}, {{FeatureMapKind::dpfp, eps, 3, true}, 5},
+          {{FeatureMapKind::rebased, eps}, 3}};
 }
 
 // x (d_head, n) stored with an outer stride larger than d_head, as inside the qkv buffer.
@@ -351,7 +374,11 @@ TEST(AttentionFeatureMaps, InputBackwardMatchesFiniteDifferences) {
         FeatureLoss f = make_loss(c, FeatureShift::per_column, seed += 3, hs);
         const auto [dx, domega] = f.backward();
         auto loss = [&] { return f.loss(); };
-        expect_gradient(f.x, dx, loss, "dx " + c.name() + " d_head=" + std::to_string(hs), 1e-8);
+        // rebased: the LayerNorm of d′ = 3 entries curves φ strongly where var u is small, and
+        // central differences with h = 1e-5 agree to 2e-8 only.
+        const double tolerance = c.spec.kind == FeatureMapKind::rebased ? 1e-7 : 1e-8;
+        expect_gradient(f.x, dx, loss, "dx " + c.name() + " d_head=" + std::to_string(hs),
+                        tolerance);
       }
 }
 
@@ -439,7 +466,7 @@ TEST(LinearAttentionFeatures, NewMapsEqualExplicitNormalisedKernelAttention) {
           for (int i = 0; i < cols; ++i) {
             std::vector<double> xi(a.head_size);
             for (int r = 0; r < a.head_size; ++r) xi[r] = x(r, i);
-            const auto p = point_features(f.spec, xi, om, f.rows, s);
+            const auto p = point_features(f.spec, xi, om, c.particles, s);
             for (int r = 0; r < f.m; ++r) phi(r, i) = p[r];
           }
           return phi;
@@ -508,6 +535,7 @@ std::vector<GradientCase> gradient_cases() {
     for (int nu : {1, 2, 3}) cases.push_back({{{FeatureMapKind::dpfp, 1e-6, nu}, 0}, tied});
     // The projected maps with d′ below and above d_head = 4: P's gradient.
     for (int d : {3, 6}) cases.push_back({{{FeatureMapKind::taylor, 0.0}, d}, tied});
+    for (int d : {3, 6}) cases.push_back({{{FeatureMapKind::rebased, 1e-6}, d}, tied});
     for (int nu : {1, 2, 3}) cases.push_back({{{FeatureMapKind::dpfp, 1e-6, nu, true}, 3}, tied});
     cases.push_back({{{FeatureMapKind::dpfp, 1e-6, 2, true}, 6}, tied});
   }
@@ -524,6 +552,7 @@ TEST(LinearAttentionFeatures, ParticleGradientIsTheSameOnOneAndTwoThreads) {
   for (const MapCase& c : std::vector<MapCase>{{{FeatureMapKind::favor, 1e-6}, 8},
                                                {{FeatureMapKind::hedgehog, 1e-6}, 4},
                                                {{FeatureMapKind::taylor, 0.0}, 4},
+                                               {{FeatureMapKind::rebased, 1e-6}, 5},
                                                {{FeatureMapKind::dpfp, 1e-6, 2, true}, 3}}) {
     std::vector<std::vector<double>> results;
     // One fixture for both thread counts: the same buffers at the same addresses (Eigen's
@@ -652,6 +681,112 @@ TEST(ProjectedFeatureMaps, BackwardMatchesFiniteDifferences) {
           f.shift = shift == FeatureShift::shared ? FeatureShift::per_column : FeatureShift::shared;
           EXPECT_EQ(f.forward(), phi) << what;
         }
+      }
+}
+
+// rebased's sizes: D_φ = 1 + d′(d′+1)/2 and a block of d′ + 2⌈d′/d_head⌉ rows (P, γ, β), below
+// and above d_head; a D_φ the map does not have is refused naming the nearest.
+TEST(RebasedFeatureMap, SizesAndRefusals) {
+  const FeatureMapSpec rebased{FeatureMapKind::rebased, 1e-6};
+  EXPECT_EQ(rebased_projection_size(1), 0);
+  EXPECT_EQ(rebased_projection_size(2), 1);
+  EXPECT_EQ(rebased_projection_size(128), 15);  // D_φ = 121
+  EXPECT_EQ(rebased_projection_size(256), 22);  // D_φ = 254
+  for (const int hs : {2, 4, 16})
+    for (int d = 1; d <= 40; ++d) {
+      const int m = static_cast<int>(rebased_feature_dimension(d));
+      EXPECT_EQ(m, 1 + d * (d + 1) / 2);
+      const int rows = d + 2 * ((d + hs - 1) / hs);
+      EXPECT_EQ(rebased_block_rows(d, hs), rows);
+      EXPECT_EQ(particle_rows(rebased, m, hs), rows);
+      EXPECT_EQ(feature_dimension(rebased, rows, hs), m);
+      EXPECT_EQ(rebased_projection_size(m), d);
+      EXPECT_THROW(particle_rows(rebased, m + 1, hs), std::invalid_argument) << m + 1;
+    }
+  EXPECT_THROW(feature_dimension(rebased, 7, 4), std::invalid_argument);  // no d′ + 2⌈d′/4⌉ = 7
+  EXPECT_THROW(particle_rows(rebased, 1, 4), std::invalid_argument);      // d′ = 0
+  try {
+    particle_rows(rebased, 12, 4);
+    ADD_FAILURE() << "rebased accepted D_φ = 12";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("11 for d′ = 4 or 16 for d′ = 5"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(is_projected(rebased));
+  EXPECT_EQ(projection_row(rebased), 1);
+  EXPECT_EQ(feature_map_kind("rebased"), FeatureMapKind::rebased);
+  EXPECT_THROW(FeatureMap{FeatureMapKind::rebased}, std::invalid_argument);
+}
+
+// φ(x)ᵀφ(x′) = ε + (yᵀy′)² with y = γ ⊙ LN(s P x) + β; at γ = 1, β = 0 the LayerNorm makes φ
+// independent of the input's scale (up to ε_LN).
+TEST(RebasedFeatureMap, KernelIsEpsilonPlusTheSquaredInnerProductOfTheAffineLayerNorm) {
+  const int n = 5;
+  const double s = 0.8, eps = 1e-3;
+  const FeatureMapSpec spec{FeatureMapKind::rebased, eps};
+  for (const int hs : {2, 4, 6})
+    for (const int d : {2, 3, 7}) {
+      const int rows = rebased_block_rows(d, hs), m = feature_dimension(spec, rows, hs);
+      const auto x = random_vector(std::size_t(kStride) * n, 700 + hs * 10 + d);
+      for (const bool learned : {false, true}) {
+        std::vector<double> p = random_vector(std::size_t(rows) * hs, 800 + hs * 10 + d, 0.9);
+        const int affine = (d + hs - 1) / hs;
+        double* gamma = p.data() + d * hs;
+        double* beta = gamma + affine * hs;
+        if (!learned) {
+          std::fill(gamma, p.data() + p.size(), 0.0);
+          std::fill_n(gamma, d, 1.0);
+        }
+        auto features = [&](double scale) {
+          std::vector<double> phi(std::size_t(m) * n);
+          feature_map_forward<double>(spec, phi.data(), columns(x, hs, n), p.data(), m, scale,
+                                      FeatureShift::shared);
+          return phi;
+        };
+        const auto phi = features(s);
+        const ConstMatrixMap<double> f(phi.data(), m, n);
+        auto y = [&](int j) {
+          Eigen::VectorXd u(d);
+          for (int k = 0; k < d; ++k) {
+            u(k) = 0.0;
+            for (int a = 0; a < hs; ++a) u(k) += s * p[k * hs + a] * x[j * kStride + a];
+          }
+          const double mean = u.mean(), var = (u.array() - mean).square().mean();
+          Eigen::VectorXd out(d);
+          for (int k = 0; k < d; ++k)
+            out(k) = gamma[k] * (u(k) - mean) / std::sqrt(var + 1e-5) + beta[k];
+          return out;
+        };
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            const double z = y(i).dot(y(j)), expected = eps + z * z;
+            EXPECT_NEAR(f.col(i).dot(f.col(j)), expected, 1e-12 * expected)
+                << "d_head=" << hs << " d'=" << d << " i=" << i << " j=" << j;
+          }
+        if (!learned) {  // LN(2 s P x) = LN(s P x) up to ε_LN / var u: at large scales
+          const auto once = features(100 * s), twice = features(200 * s);
+          for (std::size_t i = 0; i < once.size(); ++i)
+            EXPECT_NEAR(twice[i], once[i], 1e-5 * (1 + std::abs(once[i])));
+        }
+      }
+    }
+}
+
+// dx and the whole block's gradient (dP, dγ, dβ) against central differences: d′ below and above
+// d_head, γ and β away from their start.
+TEST(RebasedFeatureMap, BackwardMatchesFiniteDifferences) {
+  std::uint64_t seed = 900;
+  for (const int hs : {2, 4, 6})
+    for (const int d : {1, 2, 3, 5, 7})
+      for (const double eps : {0.0, 1e-3}) {
+        const MapCase c{{FeatureMapKind::rebased, eps}, d};
+        FeatureLoss f = make_loss(c, FeatureShift::per_column, seed += 3, hs);
+        ASSERT_EQ(f.omega.size(), std::size_t(rebased_block_rows(d, hs)) * hs);
+        const auto [dx, domega] = f.backward();
+        const std::string what = c.name() + " d_head=" + std::to_string(hs);
+        auto loss = [&] { return f.loss(); };
+        expect_gradient(f.omega, domega, loss, "dP dγ dβ " + what, 1e-8);
+        expect_gradient(f.x, dx, loss, "dx " + what, 1e-8);
       }
 }
 

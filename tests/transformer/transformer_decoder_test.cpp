@@ -261,9 +261,10 @@ TEST(HybridDecoderCausality, LaterTokensDoNotChangeEarlierLogits) {
 TEST(DecoderParticleGradient, MatchesFiniteDifferencesForEveryParticleMap) {
   for (FeatureMapKind map :
        {FeatureMapKind::favor, FeatureMapKind::porf_softplus, FeatureMapKind::softmaxfeat,
-        FeatureMapKind::hedgehog, FeatureMapKind::taylor}) {
+        FeatureMapKind::hedgehog, FeatureMapKind::taylor, FeatureMapKind::rebased}) {
     ModelShape s = tiny_shape(AttentionKind::linear, map, false, 0);
     s.features = 6;  // hedgehog: 3 particles, D_φ = 6; taylor: d′ = 2, D_φ = 1 + 2 + 3
+    if (map == FeatureMapKind::rebased) s.features = 7;  // d′ = 3, D_φ = 1 + 6: P, γ, β
     TransformerDecoder<double> model(s, 2, 7);
     move_from_initial_values(model);
     const int tokens[14] = {2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 0, 3, 4, 5};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/recall_config.hpp"
+#include "experiments/recall/recall_arms.hpp"
 #include "experiments/recall/recall_training.hpp"
 
 namespace cpm {
@@ -99,6 +100,31 @@ TEST(RecallArm, ArmsStartFromTheSoftmaxTeacherAndAlignToItsWeights) {
   EXPECT_GT(softmax.accuracy, 0.5);
 }
 
+// The ReBased-style arm: its block holds d′ projection rows of unit length, then γ = 1 and β = 0
+// on d′ entries (one row each for d′ ≤ d_key), and D_φ = 1 + d′(d′+1)/2 fills the budget from
+// below (32 → d′ = 7, D_φ = 29); the run trains them with the network and changes them.
+TEST(RecallArm, RebasedStartsWithUnitRowsAndTheIdentityAffine) {
+  const RecallConfig c = small_retrieval(60);
+  const RecallVariant v = parse_recall_variant("rebased");
+  const int dim = recall_feature_dim(v, 32, 16);
+  ASSERT_EQ(dim, 29);
+  RetrievalArm arm(c, v, dim, {1.0, AlignmentTarget::none, 0.0}, 0, 2);
+  ASSERT_EQ(arm.model().particle_rows(), 7 + 2);
+  const std::vector<float>& block = arm.model().particles();
+  for (int k = 0; k < 7; ++k) {
+    double norm = 0.0;
+    for (int a = 0; a < 16; ++a) norm += double(block[k * 16 + a]) * block[k * 16 + a];
+    EXPECT_NEAR(norm, 1.0, 1e-6) << k;
+  }
+  for (int a = 0; a < 16; ++a) {
+    EXPECT_EQ(block[7 * 16 + a], a < 7 ? 1.0f : 0.0f) << a;
+    EXPECT_EQ(block[8 * 16 + a], 0.0f) << a;
+  }
+  const RecallRun run = run_recall_arm(c, v, 32, {1.0, AlignmentTarget::none, 0.0}, 0, 2, kQuiet);
+  EXPECT_EQ(run.feature_dim, 29);
+  EXPECT_GT(run.accuracy, 0.0);
+}
+
 // A tiny MQAR study; `model` adds keys to [model].
 RecallConfig tiny_mqar(const std::string& model = "") {
   return parse_recall_config(
@@ -127,6 +153,9 @@ TEST(RecallArm, MqarHybridAlignsItsAttentionLayerAndFillsTheBudgetFromBelow) {
       run_recall_arm(c, parse_recall_variant("kernel-favor"), 16, setting(c), 0, 2, kQuiet);
   EXPECT_GT(kernel.phase_a_kl_before, 0.0);
   EXPECT_LT(kernel.phase_a_kl_after, kernel.phase_a_kl_before);
+  const RecallRun rebased =
+      run_recall_arm(c, parse_recall_variant("rebased"), 16, setting(c), 0, 2, kQuiet);
+  EXPECT_EQ(rebased.feature_dim, 16);  // d′ = 5: 1 + 15
   const RecallRun taylor =
       run_recall_arm(c, parse_recall_variant("taylor"), 16, setting(c), 0, 2, kQuiet);
   EXPECT_EQ(taylor.feature_dim, 15);  // d′ = 4 within 16
