@@ -131,7 +131,7 @@ void write_settings_section(std::ostream& out, const std::vector<RecallRun>& run
          "point with the best validation accuracy is "
          "the one the other tables report. τ_eff is τ times what training did to the scale of "
          "φ's input (Phase A's change of the particles' RMS length, a learned temperature or "
-         "metric), mean over seeds.\n\n";
+         "metric, the learned scale of QK normalisation), mean over seeds.\n\n";
   write_header_row(out, "arm, grid point", sizes, size_name);
   for (const Point& p : points) {
     const auto& [arm, tau, target, rate] = p;
