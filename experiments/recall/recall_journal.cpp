@@ -180,17 +180,21 @@ std::vector<RecallRun> read_recall_journal(const std::string& directory,
                ? older
                : RecallNormalisation::none;
   };
+  // The fields that name a run (recall_run_key), in both files.
+  auto read_run_key = [&](const Record& f, RecallRun& r) {
+    r.variant = f["variant"];
+    r.normalisation = normalisation(f);
+    r.feature_budget = integer(f["feature_budget"]);
+    r.size = integer(f["size"]);
+    r.setting = {number(f["bandwidth"]), enum_from_name<AlignmentTarget>(f["target"]),
+                 number(f["learning_rate"])};
+    r.seed = std::stoull(f["seed"]);
+  };
   std::map<std::string, std::vector<bool>> predictions;
   read_rows(directory + "/predictions.csv",
             {kPredictionsHeader, kPredictionsHeaderWithoutNormalisation}, [&](const Record& f) {
               RecallRun key;
-              key.variant = f["variant"];
-              key.normalisation = normalisation(f);
-              key.feature_budget = integer(f["feature_budget"]);
-              key.size = integer(f["size"]);
-              key.setting = {number(f["bandwidth"]), enum_from_name<AlignmentTarget>(f["target"]),
-                             number(f["learning_rate"])};
-              key.seed = std::stoull(f["seed"]);
+              read_run_key(f, key);
               std::vector<bool> bits;
               for (char c : f["correct"]) {
                 if (c != '0' && c != '1') throw std::invalid_argument("predictions not 0/1");
@@ -204,14 +208,8 @@ std::vector<RecallRun> read_recall_journal(const std::string& directory,
             [&](const Record& f) {
               RecallRun r;
               r.task = enum_from_name<RecallTask>(f["task"]);
-              r.variant = f["variant"];
-              r.normalisation = normalisation(f);
-              r.feature_budget = integer(f["feature_budget"]);
+              read_run_key(f, r);
               r.feature_dim = integer(f["feature_dim"]);
-              r.setting = {number(f["bandwidth"]), enum_from_name<AlignmentTarget>(f["target"]),
-                           number(f["learning_rate"])};
-              r.seed = std::stoull(f["seed"]);
-              r.size = integer(f["size"]);
               r.pairs = integer(f["pairs"]);
               r.accuracy = number(f["accuracy"]);
               r.loss = number(f["loss"]);
