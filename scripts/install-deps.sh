@@ -5,7 +5,8 @@
 #   install-deps.sh python that, and what the Python package needs (make install)
 #   install-deps.sh test   that, and what the tests and benchmarks need (make test)
 #   install-deps.sh bench  that, and OpenBLAS for the PyTorch anchor of the benchmarks (make bench;
-#                          it becomes the system's libblas.so.3, so numpy uses it too)
+#                          it becomes the system's libblas.so.3, so numpy uses it too), and LAMMPS
+#                          (lmp) for bench/lammps_beside_cpm.py
 #   install-deps.sh fuzz   that, and clang's libFuzzer and OpenMP runtime (make fuzz)
 set -euo pipefail
 
@@ -27,7 +28,7 @@ if [ "${1:-}" = "test" ] || [ "${1:-}" = "bench" ]; then
     python3-dev pybind11-dev python3-pytest python3-matplotlib
     dataset-fashion-mnist
   )
-  if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread libopenblas0-openmp); fi
+  if [ "${1:-}" = "bench" ]; then packages+=(libopenblas0-pthread libopenblas0-openmp lammps); fi
 elif [ "${1:-}" = "python" ]; then
   packages+=(python3 python3-dev python3-numpy pybind11-dev)
 elif [ "${1:-}" = "fuzz" ]; then
