@@ -386,7 +386,8 @@ def figure_mpi(data, output):
         bottom += model[column]
     for k, row in model.iterrows():
         right.text(k, row.total_s + 0.3, f"{row.total_s:.2f} s\n{row.memory_per_rank_gb} GB", ha="center", fontsize=7)
-    right.set_xticks(x, [f"{r.ranks}\n({r.decomposition})" for r in model.itertuples()], fontsize=8)
+    right.set_xticks(x, [f"{r.ranks}\n" + r.decomposition.replace(" ", "\n") for r in model.itertuples()],
+                    fontsize=8)
     right.set_ylim(0, 23)
     right.set_xlabel("ranks")
     right.set_ylabel("predicted seconds per step")
