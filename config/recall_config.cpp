@@ -343,6 +343,15 @@ void read_arm_grids(TomlReader grids, RecallConfig& c) {
       positive(g, "learning_rates", *grid.learning_rates);
     }
     if (g.has("targets")) grid.targets = read_targets(g, c.task.dataset);
+    for (RecallNormalisation normalisation : c.model.normalisations) {
+      const std::string& key = name_of(normalisation);
+      if (!g.has(key)) continue;
+      TomlReader n = g.table(key);
+      auto& bandwidths = grid.normalisation_bandwidths[normalisation];
+      bandwidths = n.numbers("bandwidths");
+      positive(n, "bandwidths", bandwidths);
+      n.finish();
+    }
     g.finish();
     c.arm_grids[name] = grid;
   }
@@ -361,6 +370,15 @@ const std::vector<double>& recall_learning_rates(const RecallConfig& c, const st
   const auto grid = c.arm_grids.find(arm);
   return grid != c.arm_grids.end() && grid->second.learning_rates ? *grid->second.learning_rates
                                                                   : c.training.learning_rates;
+}
+
+std::vector<double> recall_bandwidths(const RecallConfig& c, const std::string& name,
+                                      RecallNormalisation normalisation) {
+  const auto grid = c.arm_grids.find(name);
+  if (grid == c.arm_grids.end()) return c.model.bandwidths;
+  const auto own = grid->second.normalisation_bandwidths.find(normalisation);
+  if (own != grid->second.normalisation_bandwidths.end()) return own->second;
+  return grid->second.bandwidths.value_or(c.model.bandwidths);
 }
 
 RecallConfig parse_recall_config(const std::string& toml_text, const std::string& source) {

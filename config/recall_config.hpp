@@ -174,9 +174,12 @@ struct RecallPhaseAConfig {
 
 // An arm's own grid ([grid."<arm>"]), replacing the study-wide lists for that arm: e.g. the
 // setting a pilot chose on validation, so that the full study runs only it.
+// [grid."<arm>".<normalisation>] bandwidths replaces the arm's τ grid under that normalisation
+// only: under "qk" φ reads s_h·q/‖q‖ with s_h started at τ, a scale of another size.
 struct RecallArmGrid {
   std::optional<std::vector<double>> bandwidths, learning_rates;
   std::optional<std::vector<AlignmentTarget>> targets;
+  std::map<RecallNormalisation, std::vector<double>> normalisation_bandwidths;
 };
 
 struct RecallConfig {
@@ -203,6 +206,11 @@ std::vector<RecallNormalisation> recall_normalisations(const RecallConfig& c,
 
 // The learning rates an arm runs with: its own grid's, else [training] learning_rates.
 const std::vector<double>& recall_learning_rates(const RecallConfig& c, const std::string& arm);
+
+// The τ grid of arm `name` under `normalisation`: its [grid] entry for the normalisation, else
+// the arm's bandwidths, else [model] bandwidths.
+std::vector<double> recall_bandwidths(const RecallConfig& c, const std::string& name,
+                                      RecallNormalisation normalisation);
 
 RecallConfig parse_recall_config(const std::string& toml_text, const std::string& source);
 RecallConfig load_recall_config(const std::string& path);

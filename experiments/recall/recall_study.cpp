@@ -124,7 +124,7 @@ std::vector<PlannedRun> plan_runs(const RecallConfig& c) {
         const auto grid = c.arm_grids.find(name);
         const RecallArmGrid own = grid == c.arm_grids.end() ? RecallArmGrid{} : grid->second;
         const std::vector<double> bandwidths = variant.scale_sensitive()
-                                                   ? own.bandwidths.value_or(c.model.bandwidths)
+                                                   ? recall_bandwidths(c, name, normalisation)
                                                    : std::vector<double>{1.0};
         const std::vector<AlignmentTarget> targets =
             variant.kernel ? own.targets.value_or(c.phase_a.targets)

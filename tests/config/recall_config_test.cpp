@@ -200,6 +200,30 @@ TEST(RecallConfig, NormaliseKeysIsAListOfNormalisationsOrOneName) {
             std::string::npos);
 }
 
+// [grid."<arm>".<normalisation>] bandwidths is the arm's τ grid under that normalisation alone
+// (under "qk" the learned scale starts at τ on unit vectors); the other normalisations keep the
+// arm's grid, arms without a grid [model] bandwidths. A normalisation outside the study, or a
+// bad entry, is one line naming the key.
+TEST(RecallConfig, AnArmsGridMayGiveANormalisationItsOwnBandwidths) {
+  const std::string study =
+      "[data]\ndataset = \"associative_retrieval\"\n[model]\nbandwidths = [0.5]\nnormalise_keys "
+      "= [\"l2\", \"qk\"]\n[experiment]\nvariants = [\"vanilla-favor\", \"kernel-favor\"]\n"
+      "[grid.\"vanilla-favor\"]\nbandwidths = [0.18, 0.25]\n";
+  const RecallConfig c =
+      parse_recall_config(study + "[grid.\"vanilla-favor\".qk]\nbandwidths = [1.5, 2]\n", "x.toml");
+  EXPECT_EQ(recall_bandwidths(c, "vanilla-favor", RecallNormalisation::qk),
+            (std::vector<double>{1.5, 2.0}));
+  EXPECT_EQ(recall_bandwidths(c, "vanilla-favor", RecallNormalisation::l2),
+            (std::vector<double>{0.18, 0.25}));
+  EXPECT_EQ(recall_bandwidths(c, "kernel-favor", RecallNormalisation::qk),
+            std::vector<double>{0.5});
+  EXPECT_NE(error_of(study + "[grid.\"vanilla-favor\".l1]\nbandwidths = [1]\n").find("l1"),
+            std::string::npos);
+  const std::string bad = error_of(study + "[grid.\"vanilla-favor\".qk]\nbandwidths = [0]\n");
+  EXPECT_NE(bad.find("grid.vanilla-favor.qk.bandwidths"), std::string::npos) << bad;
+  EXPECT_EQ(bad.find('\n'), std::string::npos) << bad;
+}
+
 // "qk" (QK normalisation) is a normalisation of the list, or the one name; an arm that learns its
 // input's scale itself (temperature-, metric-favor) or starts from the softmax teacher cannot take
 // it: one line naming model.normalise_keys.
