@@ -183,7 +183,9 @@ Wasserstein1D wasserstein_1d(const Eigen::VectorXd& samples, const DensitySlab& 
                              const RankGroup& ranks) {
   const Grid& grid = slab.grid();
   if (grid.dim() != 1) throw std::invalid_argument("wasserstein_1d needs a 1D grid");
-  const auto [n, m] = normalise(samples.size(), slab, ranks);
+  const Normalised normalised = normalise(samples.size(), slab, ranks);
+  const double n = normalised.n;
+  const std::vector<double>& m = normalised.m;
   if (n == 0.0) throw std::invalid_argument("wasserstein_1d needs at least one sample");
   const std::vector<double> particles = particles_with_places(sorted_keys(samples), ranks);
 
@@ -236,7 +238,9 @@ double sliced_wasserstein2(const Eigen::MatrixXd& x, const DensitySlab& slab,
   if (x.cols() != d || directions.cols() != d)
     throw std::invalid_argument("particles, grid and directions differ in dimension");
   if (d == 1) return wasserstein_1d(x.col(0), slab, ranks).w2;
-  const auto [n, m] = normalise(x.rows(), slab, ranks);
+  const Normalised normalised = normalise(x.rows(), slab, ranks);
+  const double n = normalised.n;
+  const std::vector<double>& m = normalised.m;
   if (n == 0.0) throw std::invalid_argument("the sliced W2 needs at least one particle");
   Eigen::Index per_cell = 1;
   for (int a = 0; a < d; ++a) per_cell *= q;
@@ -453,7 +457,9 @@ double mmd_gaussian(const Eigen::MatrixXd& x, const DensitySlab& slab, double si
   const int d = grid.dim();
   if (x.cols() != d) throw std::invalid_argument("particles and grid differ in dimension");
   if (!(sigma > 0.0)) throw std::invalid_argument("MMD bandwidth must be positive");
-  const auto [n, m] = normalise(x.rows(), slab, ranks);
+  const Normalised normalised = normalise(x.rows(), slab, ranks);
+  const double n = normalised.n;
+  const std::vector<double>& m = normalised.m;
   const double two_s2 = 2.0 * sigma * sigma;
   const RowMajor own = x;
   const Eigen::Index rows = own.rows();
@@ -496,7 +502,9 @@ double histogram_l1(const Eigen::MatrixXd& x, const DensitySlab& slab, const Ran
   const Grid& grid = slab.grid();
   const int d = grid.dim();
   if (x.cols() != d) throw std::invalid_argument("particles and grid differ in dimension");
-  const auto [n, m] = normalise(x.rows(), slab, ranks);
+  const Normalised normalised = normalise(x.rows(), slab, ranks);
+  const double n = normalised.n;
+  const std::vector<double>& m = normalised.m;
   const RowMajor own = x;
   std::vector<double> counts(m.size(), 0.0);
   double outside = 0.0;

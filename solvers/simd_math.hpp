@@ -208,8 +208,8 @@ class SimdPower {
     return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
   }
 #endif
-  double p_;
 #if defined(__AVX512F__)
+  double p_;
   double log_[kLogTerms];                      // (p / ln 2) · (coefficients of g)
   double exp_[kExpTerms];                      // coefficients of 2^v
   alignas(64) double inverse_centre_[kTable];  // r_i
@@ -226,12 +226,12 @@ class SimdPower {
   SimdDouble exp2_[kExp2Terms];         // scale · (coefficients of 2^v)
   __m256i range_offset_, range_limit_;  // the x of the fast path, as an unsigned range of bits
 #else
-  double scale_;
+  double p_, scale_;
 #endif
 };
 
 #if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-inline SimdPower::SimdPower(double p, double scale) : p_(p), scale_(scale), p_vector_(p) {
+inline SimdPower::SimdPower(double p, double scale) : scale_(scale), p_vector_(p) {
   // Minimax fits (relative error, Remez exchange in 50 digits): H(w) = (atanh(√w)/√w − 1)/w on
   // 0 ≤ w ≤ (3 − 2√2)², relative error 4.5·10⁻¹⁶ (on a term below 0.002 |2p / ln 2|), and 2^v on
   // |v| ≤ 0.55, relative error 9.6·10⁻¹⁸.

@@ -9,7 +9,9 @@
 // cpm's code.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
