@@ -237,13 +237,38 @@ bool is_baseline(const std::string& arm, const std::string& base) {
           base == "taylor" || base == "rebased" || starts_with(base, "vanilla-favor:"));
 }
 
+// Two arms' selected runs of one size paired by seed: the accuracy differences and McNemar's
+// discordant counts pooled over the seeds.
+struct Pair {
+  std::vector<double> differences;
+  McNemarCounts counts;
+};
+void add_pairs(const std::vector<const RecallRun*>& a, const std::vector<const RecallRun*>& b,
+               Pair& p) {
+  for (const RecallRun* ra : a)
+    for (const RecallRun* rb : b)
+      if (ra->seed == rb->seed && ra->correct.size() == rb->correct.size()) {
+        p.differences.push_back(ra->accuracy - rb->accuracy);
+        const McNemarCounts c = mcnemar_counts(ra->correct, rb->correct);
+        p.counts.a_only += c.a_only;
+        p.counts.b_only += c.b_only;
+      }
+}
+
+// "| +0.012 | 0.03 | 40 / 12 | 1e-4 |": mean difference, paired t p, McNemar b / c and p.
+std::string pair_columns(const Pair& p) {
+  const std::string t_p =
+      p.differences.size() >= 2 ? text("%.3g", paired_t_test(p.differences).p) : "—";
+  char line[200];
+  std::snprintf(line, sizeof line, "%+.3f | %s | %lld / %lld | %.3g |",
+                mean_std(p.differences).mean, t_p.c_str(), p.counts.a_only, p.counts.b_only,
+                mcnemar_exact_p(p.counts.a_only, p.counts.b_only));
+  return line;
+}
+
 // Paired comparisons: per size, the accuracy difference with the paired t test over seeds and
 // McNemar's exact test on the test examples pooled over seeds.
 void write_paired_section(std::ostream& out, const Grouped& g, const std::string& size_name) {
-  struct Pair {
-    std::vector<double> differences;
-    McNemarCounts counts;
-  };
   // (arm, baseline, size): the baseline's variant and normalisation, the arm's
   std::map<std::tuple<Arm, std::string, int>, Pair> pairs;
   for (const auto& [key_a, cell_a] : g.cells)
@@ -252,15 +277,7 @@ void write_paired_section(std::ostream& out, const Grouped& g, const std::string
       if (key_a.second != key_b.second || !is_baseline(a.variant, b.variant)) continue;
       if (a.normalisation != b.normalisation) continue;
       if (a.budget != b.budget && a.variant != "hedgehog") continue;
-      for (const RecallRun* ra : cell_a)
-        for (const RecallRun* rb : cell_b)
-          if (ra->seed == rb->seed && ra->correct.size() == rb->correct.size()) {
-            Pair& p = pairs[{a, variant_label(b), key_a.second}];
-            p.differences.push_back(ra->accuracy - rb->accuracy);
-            const McNemarCounts c = mcnemar_counts(ra->correct, rb->correct);
-            p.counts.a_only += c.a_only;
-            p.counts.b_only += c.b_only;
-          }
+      add_pairs(cell_a, cell_b, pairs[{a, variant_label(b), key_a.second}]);
     }
   if (pairs.empty()) return;
   out << "\n## Paired comparisons (same seed, same test set; each arm at its validated point)\n\n"
@@ -270,15 +287,55 @@ void write_paired_section(std::ostream& out, const Grouped& g, const std::string
          "|---|---|---|---|---|---|\n";
   for (const auto& [key, p] : pairs) {
     const auto& [arm, base, size] = key;
-    const MeanStd d = mean_std(p.differences);
-    const std::string t_p =
-        p.differences.size() >= 2 ? text("%.3g", paired_t_test(p.differences).p) : "—";
-    char line[320];
-    std::snprintf(line, sizeof line, "| %s vs %s | %d | %+.3f | %s | %lld / %lld | %.3g |\n",
-                  arm_name(arm).c_str(), base.c_str(), size, d.mean, t_p.c_str(), p.counts.a_only,
-                  p.counts.b_only, mcnemar_exact_p(p.counts.a_only, p.counts.b_only));
-    out << line;
+    out << "| " << arm_name(arm) << " vs " << base << " | " << size << " | " << pair_columns(p)
+        << '\n';
   }
+}
+
+// Per normalisation, D_φ budget and size: the learned-particle arm with the best mean validation
+// accuracy against the best other feature map (fixed particles, polynomial maps, Hedgehog), both
+// chosen on validation, compared on test. Arms started from a softmax teacher are left out.
+void write_best_against_best(std::ostream& out, const Grouped& g, const std::string& size_name) {
+  auto validation = [](const std::vector<const RecallRun*>& cell) {
+    return over_seeds(cell, [](const RecallRun& r) { return r.validation_accuracy; }).mean;
+  };
+  struct Best {
+    const Arm* arm = nullptr;
+    double validation = -1.0;
+  };
+  // (normalisation, budget, size) → (best learned, best other map)
+  std::map<std::tuple<RecallNormalisation, int, int>, std::pair<Best, Best>> best;
+  for (const auto& [key, cell] : g.cells) {
+    const Arm& arm = key.first;
+    if (arm.budget == 0 || arm.variant.find('@') != std::string::npos) continue;
+    auto& [learned, other] = best[{arm.normalisation, arm.budget, key.second}];
+    Best& slot = learned_particles(arm.variant) ? learned : other;
+    const double v = validation(cell);
+    if (v > slot.validation) slot = {&arm, v};
+  }
+  std::vector<std::string> rows;
+  for (const auto& [key, pair] : best) {
+    const auto& [normalisation, budget, size] = key;
+    const auto& [learned, other] = pair;
+    if (!learned.arm || !other.arm) continue;
+    const auto &a = *g.find(*learned.arm, size), &b = *g.find(*other.arm, size);
+    Pair p;
+    add_pairs(a, b, p);
+    auto accuracy = [](const std::vector<const RecallRun*>& cell) {
+      return text("%.3f", over_seeds(cell, [](const RecallRun& r) { return r.accuracy; }).mean);
+    };
+    rows.push_back("| " + name_of(normalisation) + " | " + std::to_string(budget) + " | " +
+                   std::to_string(size) + " | " + learned.arm->variant + " | " + accuracy(a) +
+                   " | " + other.arm->variant + " | " + accuracy(b) + " | " + pair_columns(p) +
+                   "\n");
+  }
+  if (rows.empty()) return;
+  out << "\n## Best learned particles against the best other map (each chosen on validation; "
+         "test)\n\n| normalisation | D_φ | "
+      << size_name
+      << " | learned | accuracy | other map | accuracy | difference | paired t p | McNemar b / c "
+         "| McNemar p |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const std::string& row : rows) out << row;
 }
 
 }  // namespace
@@ -345,6 +402,7 @@ void write_recall_summary(const std::string& path, const std::vector<RecallRun>&
   }
   write_capacity_diagnostic(out, g, size_name);
   write_paired_section(out, g, size_name);
+  write_best_against_best(out, g, size_name);
 }
 
 void draw_recall_figure(const std::string& png, const std::vector<RecallRun>& runs) {

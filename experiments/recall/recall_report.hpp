@@ -14,7 +14,9 @@ namespace cpm {
 // (the grid of mean validation accuracies and the point chosen, with its effective bandwidth);
 // test accuracy and loss (mean ± std over seeds); each arm's capacity (the largest size whose
 // mean accuracy is at least kCapacityAccuracy); the capacity diagnostic; and paired tests of
-// every learned-particle arm against the fixed maps of the same D_φ budget. An arm with a
+// every learned-particle arm against the fixed maps of the same D_φ budget, then, per
+// normalisation, D_φ and size, the best learned-particle arm against the best other map, both
+// chosen by mean validation accuracy and compared on test. An arm with a
 // normalisation is named with it ("kernel-favor [l2]"); paired tests pair arms of one
 // normalisation.
 inline constexpr double kValidityGate = 0.30;
