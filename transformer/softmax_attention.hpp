@@ -88,16 +88,21 @@ int keys_of_rows(int r, int width, bool diagonal) {
 }
 
 // s (padded, width) = left (padded, d_head) · B (d_head, width), B's column j at b + j · ldb. In a
-// diagonal tile only the queries r ≥ c0 of each group of keys from c0: the scores above them are
-// masked afterwards. With an epilogue, s = epilogue(scores, i, j) for the register of the tile's
-// rows [i, i + width) of column j (multiply_then), in the same pass.
+// diagonal tile only the queries r ≥ c0 of each group of keys from c0, c0 rounded down to a tile of
+// kProductColumnTile keys and then to a register: add_over_queries reads each tile of keys from
+// the tile's first query on, and where the column tile does not divide the group (6 and 16 with
+// AVX2) that is below c0. The scores above the diagonal are masked afterwards. With an epilogue, s
+// = epilogue(scores, i, j) for the register of the tile's rows [i, i + width) of column j
+// (multiply_then), in the same pass.
 template <class T, class Epilogue = matrix_product_detail::StoreSums>
 void tile_scores(T* s, int padded, const T* left, const T* b, std::ptrdiff_t ldb, int width,
                  int head_size, bool diagonal, const Epilogue& epilogue = {}) {
   constexpr int group = kProductRowTile<T>;
   const int step = diagonal ? group : width;
   for (int c0 = 0; c0 < width; c0 += step) {
-    const int first = diagonal ? c0 : 0;  // the first query computed
+    constexpr int column_tile = kProductColumnTile<T>, lanes = xsimd::batch<T>::size;
+    // the first query computed, in whole registers (multiply_then)
+    const int first = diagonal ? c0 / column_tile * column_tile / lanes * lanes : 0;
     T* at = s + std::ptrdiff_t(c0) * padded + first;
     const int columns = std::min(step, width - c0);
     if constexpr (std::is_same_v<Epilogue, matrix_product_detail::StoreSums>)

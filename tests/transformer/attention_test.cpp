@@ -141,6 +141,7 @@ double feature(FeatureMapKind kind, const double* omega, int m, int k,
     case FeatureMapKind::dpfp:
     case FeatureMapKind::hedgehog:
     case FeatureMapKind::taylor:
+    case FeatureMapKind::rebased:
       return 0.0;
     case FeatureMapKind::softmaxfeat: {
       double total = 0.0;
