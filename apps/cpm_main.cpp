@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "cpm: " << e.what() << '\n';
     return 2;
-  } catch (const cpm::AgreedFailure& e) {  // one system over MPI ranks: the first rank reports
-    if (e.report()) std::cerr << "cpm: " << e.what() << '\n';
+  } catch (const cpm::AgreedFailure& e) {  // one system over MPI ranks: the first rank reported
     return e.exit_code();
   } catch (const cpm::StopRequested& e) {
     std::cerr << "cpm: " << e.what() << '\n';

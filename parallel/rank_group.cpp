@@ -1,5 +1,6 @@
 #include "parallel/rank_group.hpp"
 
+#include <iostream>
 #include <new>
 #include <numeric>
 
@@ -119,7 +120,11 @@ void RankGroup::agree(const std::function<void()>& phase) const {
   MPI_Bcast(&length, 1, MPI_INT, failing, communicator_);
   line.resize(static_cast<std::size_t>(length));
   MPI_Bcast(line.data(), length, MPI_CHAR, failing, communicator_);
-  throw AgreedFailure(line, code, first());
+  // The first rank writes the line before any rank leaves: mpirun stops the whole job at the
+  // first nonzero exit, which could otherwise cut the line off.
+  if (first()) std::cerr << "cpm: " << line << std::endl;
+  MPI_Barrier(communicator_);
+  throw AgreedFailure(line, code);
 }
 
 }  // namespace cpm

@@ -22,18 +22,16 @@ struct IdRange {
   std::uint64_t first = 0, count = 0;
 };
 
-// A failure agreed by every rank of a group: the line to print (on the first rank only) and the
-// exit code of the command (2 bad input, 1 failure, 128 + signal after a stop).
+// A failure agreed by every rank of a group, its line already written by the first rank: the line
+// and the exit code of the command (2 bad input, 1 failure, 128 + signal after a stop).
 class AgreedFailure : public std::runtime_error {
  public:
-  AgreedFailure(const std::string& line, int exit_code, bool report)
-      : std::runtime_error(line), exit_code_(exit_code), report_(report) {}
+  AgreedFailure(const std::string& line, int exit_code)
+      : std::runtime_error(line), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
-  bool report() const { return report_; }
 
  private:
   int exit_code_;
-  bool report_;
 };
 
 class RankGroup {
