@@ -226,6 +226,64 @@ def figure_recall(data, output):
     return save(fig, output, "recall")
 
 
+NORMALISED_ARMS = {  # arm: (colour, line style); solid: particles learned, dashed: other maps
+    "vanilla-favor": ("tab:grey", "--"),
+    "dpfp1": ("tab:red", "--"),
+    "taylor": ("tab:brown", "--"),
+    "rebased": ("tab:green", "--"),
+    "kernel-favor": ("tab:blue", "-"),
+    "trainable-favor": ("tab:orange", "-"),
+}
+
+
+def figure_recall_normalised(data, output):
+    """Recall with every key's length taken away: accuracy against S under each normalisation."""
+    table = read(data, "recall_normalised.csv")
+    frame = table[table.normalisation == "none"]
+    unnormalised = read(data, "recall_capacity.csv")
+    unnormalised = unnormalised[(unnormalised.D_phi == 128) & unnormalised.S.isin(set(table.S))]
+    kinds = [n for n in ("l2", "l1", "qk") if n in set(table.normalisation)]
+    titles = {"l2": "φ(k)/‖φ(k)‖₂", "l1": "φ(k)/‖φ(k)‖₁", "qk": "q, k → s_h q/‖q‖, s_h k/‖k‖ (learned s_h)"}
+    fig, axes = plt.subplots(1, len(kinds) + 1, figsize=(4.4 * (len(kinds) + 1), 4.2))
+    for ax, kind in zip(axes, kinds):
+        rows = table[table.normalisation == kind]
+        for arm, (colour, style) in NORMALISED_ARMS.items():
+            arm_rows = rows[rows.arm == arm].sort_values("S")
+            if arm_rows.empty:
+                continue
+            ax.errorbar(arm_rows.S, arm_rows.accuracy, yerr=arm_rows.accuracy_std, fmt=style, marker="o", ms=4,
+                        color=colour, label=arm, lw=2 if style == "-" else 1.2, capsize=2)
+        for arm, marker in (("taylor", "s"), ("kernel-favor", "o")):
+            rows_none = unnormalised[unnormalised.arm == arm].sort_values("S")
+            ax.plot(rows_none.S, rows_none.accuracy, ":", marker=marker, ms=3, color="silver", lw=1,
+                    label=f"{arm}, keys not normalised")
+        softmax = frame[frame.arm == "softmax"].sort_values("S")
+        ax.plot(softmax.S, softmax.accuracy, ":", color="black", lw=1, label="softmax")
+        ax.axhline(0.9, color="black", lw=0.6, ls=":")
+        ax.set_ylim(0.3, 1.02)
+        ax.set_xticks(sorted(set(rows.S)))
+        ax.set_xlabel("keys S")
+        ax.set_ylabel("test accuracy (mean ± std, 3 seeds)")
+        ax.set_title(f"{kind}: {titles[kind]}", fontsize=9)
+        ax.legend(fontsize=7, loc="lower left")
+    ax = axes[-1]
+    largest = table[(table.S == table.S.max()) & (table.normalisation != "none")]
+    markers = {"l2": "o", "l1": "s", "qk": "^"}
+    for _, row in largest.iterrows():
+        colour = NORMALISED_ARMS.get(row.arm, ("black", "-"))[0]
+        ax.plot(row.length_cv, row.accuracy, markers[row.normalisation], color=colour, ms=7)
+    for kind in kinds:
+        ax.plot([], [], markers[kind], color="black", mfc="none", label=kind)
+    ax.set_xscale("symlog", linthresh=0.01)
+    ax.set_xlabel("coefficient of variation of ‖φ(k)‖ within a sequence")
+    ax.set_ylabel(f"test accuracy at S = {int(table.S.max())}")
+    ax.set_title("Variation of the key feature lengths against accuracy", fontsize=9)
+    ax.legend(fontsize=7, loc="lower left", title="normalisation (colour: arm)", title_fontsize=7)
+    fig.suptitle("Associative retrieval with normalised keys, D_φ = 128, each arm at its validated τ")
+    fig.tight_layout()
+    return save(fig, output, "recall_normalised")
+
+
 def figure_classification(data, output):
     """The classification benchmarks: paired differences, robustness and calibration."""
     paired = read(data, "classification_paired.csv")
@@ -432,6 +490,7 @@ FIGURES = {
     "ldp": figure_ldp,
     "quadrature": figure_quadrature,
     "recall": figure_recall,
+    "recall_normalised": figure_recall_normalised,
     "classification": figure_classification,
     "kernel_learning": figure_kernel_learning,
     "training_speed": figure_training_speed,
