@@ -226,14 +226,10 @@ def figure_recall(data, output):
     return save(fig, output, "recall")
 
 
-NORMALISED_ARMS = {  # arm: (colour, line style); solid: particles learned, dashed: other maps
-    "vanilla-favor": ("tab:grey", "--"),
-    "dpfp1": ("tab:red", "--"),
-    "taylor": ("tab:brown", "--"),
-    "rebased": ("tab:green", "--"),
-    "kernel-favor": ("tab:blue", "-"),
-    "trainable-favor": ("tab:orange", "-"),
-}
+# the arms of the normalised study: RECALL_ARMS' colours, and the ReBased-style map
+NORMALISED_ARMS = {arm: RECALL_ARMS[arm] for arm in ("vanilla-favor", "dpfp1", "taylor")}
+NORMALISED_ARMS["rebased"] = ("tab:green", "--")
+NORMALISED_ARMS.update({arm: RECALL_ARMS[arm] for arm in ("kernel-favor", "trainable-favor")})
 
 
 def figure_recall_normalised(data, output):
